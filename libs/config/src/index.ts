@@ -1,0 +1,4 @@
+export * from './app-config';
+export * from './config.module';
+export * from './environment';
+export * from './load-config';

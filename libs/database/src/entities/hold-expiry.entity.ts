@@ -1,0 +1,35 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/**
+ * One row per SeatExpired event consumed from Kafka (written by apps/expiry-consumer).
+ * The primary key is the CloudEvent id, so a redelivered message inserts nothing.
+ */
+@Entity({ name: 'hold_expiries' })
+export class HoldExpiryEntity {
+  @PrimaryColumn('text', { name: 'event_message_id' })
+  eventMessageId!: string;
+
+  @Column('text', { name: 'hold_id' })
+  holdId!: string;
+
+  @Column('uuid', { name: 'event_id' })
+  eventId!: string;
+
+  @Column('text', { name: 'seat_id' })
+  seatId!: string;
+
+  @Column('text', { name: 'user_id' })
+  userId!: string;
+
+  @Column('timestamptz', { name: 'expired_at' })
+  expiredAt!: Date;
+
+  @Column('bigint', {
+    name: 'fencing_token',
+    transformer: { to: (v: number) => v, from: (v: string) => Number(v) },
+  })
+  fencingToken!: number;
+
+  @Column('timestamptz', { name: 'recorded_at', default: () => 'now()' })
+  recordedAt!: Date;
+}

@@ -1,0 +1,10 @@
+import { BookingSeatEntity } from './booking-seat.entity';
+import { BookingEntity } from './booking.entity';
+import { EventEntity } from './event.entity';
+import { HoldExpiryEntity } from './hold-expiry.entity';
+import { SeatEntity } from './seat.entity';
+
+export { BookingEntity, BookingSeatEntity, EventEntity, HoldExpiryEntity, SeatEntity };
+export type { BookingStatus } from './booking.entity';
+
+export const ALL_ENTITIES = [EventEntity, SeatEntity, BookingEntity, BookingSeatEntity, HoldExpiryEntity];

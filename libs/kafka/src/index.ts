@@ -1,0 +1,5 @@
+export * from './create-kafka';
+export * from './kafka.constants';
+export * from './kafka.health';
+export * from './kafka.module';
+export * from './ensure-topics';

@@ -1,0 +1,5 @@
+export * from './create-logger';
+export * from './http-metrics';
+export * from './metrics';
+export * from './metrics.controller';
+export * from './observability.module';

@@ -1,0 +1,4 @@
+export * from './create-redis-client';
+export * from './redis.constants';
+export * from './redis.health';
+export * from './redis.module';

@@ -1,0 +1,21 @@
+import { randomBytes } from 'node:crypto';
+import { startInfrastructure, StartedInfra } from './infrastructure';
+
+declare global {
+  var __TEST_INFRA__: StartedInfra | undefined;
+}
+
+/** Runs once per jest run. Workers inherit process.env, so endpoints travel through it. */
+export default async function globalSetup(): Promise<void> {
+  const infra = await startInfrastructure();
+  globalThis.__TEST_INFRA__ = infra;
+  process.env.DATABASE_URL = infra.endpoints.databaseUrl;
+  process.env.REDIS_URL = infra.endpoints.redisUrl;
+  process.env.KAFKA_BROKERS = infra.endpoints.kafkaBrokers;
+  // Names every schema, key prefix and topic this run creates, so runs never collide and teardown finds them.
+  process.env.TEST_RUN_ID =
+    process.env.TEST_RUN_ID ?? `r${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
+  console.log(
+    `\n[test infra] ${infra.mode}: pg=${infra.endpoints.databaseUrl} redis=${infra.endpoints.redisUrl} kafka=${infra.endpoints.kafkaBrokers} run=${process.env.TEST_RUN_ID}`,
+  );
+}
