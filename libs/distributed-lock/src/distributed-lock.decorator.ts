@@ -1,0 +1,67 @@
+import { Inject } from '@nestjs/common';
+import { DistributedLockService } from './distributed-lock.service';
+import { copyMethodMetadata } from './copy-method-metadata';
+
+export interface DistributedLockOptions<A extends unknown[]> {
+  /** Builds the lock key(s) from the method's own arguments; several keys are locked all-or-none. */
+  key: (...args: A) => string | readonly string[];
+  /**
+   * How long to wait for a busy lock; default the module's defaultWaitMs. A function is called with the
+   * instance at each call, so the value can come from injected configuration.
+   */
+  waitMs?: number | ((instance: never) => number);
+  /** Fixed lease (or a function of the instance). Omit it to have the watchdog keep the lock alive while the method runs. */
+  leaseMs?: number | ((instance: never) => number);
+  /** 'skip': when another holder has it, return undefined without running (periodic jobs). */
+  onContention?: 'wait' | 'skip';
+}
+
+/** Where the decorator parks the injected service on the instance (property injection, resolved by Nest DI). */
+const SERVICE = '__distributedLockService';
+
+type Host = { [SERVICE]?: DistributedLockService };
+
+/**
+ * Runs the method while holding a Redis lock whose key comes from its arguments. Inside, `currentLock()`
+ * gives the fencing token and the AbortSignal that fires if the lease is lost. The lock service comes
+ * from Nest DI: a class using this without DistributedLockModule fails at bootstrap, naming the service.
+ */
+export function DistributedLock<A extends unknown[]>(options: DistributedLockOptions<A>) {
+  const inject = Inject(DistributedLockService);
+  return <R>(
+    target: object,
+    propertyKey: string | symbol,
+    // the key function sees the method's leading arguments; the method may take more
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    descriptor: TypedPropertyDescriptor<(...args: [...A, ...any[]]) => Promise<R>>,
+  ): void => {
+    inject(target, SERVICE);
+    const original = descriptor.value;
+    if (typeof original !== 'function') {
+      throw new TypeError(`@DistributedLock can only decorate methods (${String(propertyKey)})`);
+    }
+    // With onContention 'skip' the method resolves to undefined when skipped: type it `Promise<T | undefined>`.
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const wrapped = async function (this: Host, ...args: [...A, ...any[]]): Promise<R> {
+      const service = this[SERVICE];
+      if (!service) {
+        throw new Error(
+          `@DistributedLock on ${target.constructor.name}.${String(propertyKey)}: DistributedLockService was not injected; ` +
+            'import DistributedLockModule and let Nest create this class',
+        );
+      }
+      const keys = options.key(...(args as unknown as A));
+      const resolve = (v: number | ((instance: never) => number) | undefined) =>
+        typeof v === 'function' ? v(this as never) : v;
+      const run = {
+        onContention: options.onContention,
+        waitMs: resolve(options.waitMs),
+        leaseMs: resolve(options.leaseMs),
+      };
+      return (await service.runExclusive(keys, run, () => original.apply(this, args))) as R;
+    };
+    Object.defineProperty(wrapped, 'name', { value: original.name });
+    copyMethodMetadata(original, wrapped);
+    descriptor.value = wrapped;
+  };
+}

@@ -1,0 +1,9 @@
+export * from './distributed-lock.decorator';
+export * from './distributed-lock.module';
+export * from './distributed-lock.options';
+export { DistributedLockService } from './distributed-lock.service';
+export type { AcquireOptions, RunOptions } from './distributed-lock.service';
+export * from './errors';
+export * from './lock-context';
+export type { LockHandle } from './lock-handle';
+export { hashTag, normalizeKeys } from './lock-keys';

@@ -1,0 +1,130 @@
+/** @DistributedLock inside Nest: DI, key functions, metadata of stacked decorators, non-HTTP callers. */
+import { Injectable, Module } from '@nestjs/common';
+import { Interval, ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
+import { Test } from '@nestjs/testing';
+import Redis from 'ioredis';
+import { DistributedLock, DistributedLockModule, InvalidLockKeyError, currentLock } from '../src';
+import { DistributedLockService } from '../src/distributed-lock.service';
+import { sleep, testRedis } from './support';
+
+let redis: Redis;
+beforeAll(async () => {
+  redis = await testRedis();
+});
+afterAll(() => redis.quit());
+
+@Injectable()
+class SeatService {
+  readonly events: string[] = [];
+
+  @DistributedLock<[string, string[]]>({
+    key: (eventId, seats) => seats.map((s) => `seat:{${eventId}}:${s}`),
+    leaseMs: 2000,
+    waitMs: 5000,
+  })
+  async hold(eventId: string, seats: string[], label: string): Promise<number> {
+    this.events.push(`start ${label}`);
+    await sleep(30);
+    this.events.push(`end ${label}`);
+    return currentLock()!.fencingToken;
+  }
+
+  @DistributedLock<[{ id?: string }]>({ key: (o) => `thing:${String(o.id)}`, leaseMs: 1000 })
+  byObject(_o: { id?: string }): Promise<string> {
+    return Promise.resolve('ran');
+  }
+
+  // the classic mistake the key check exists for: an object stringified into the key
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string
+  @DistributedLock<[object]>({ key: (o) => `thing:${String(o)}`, leaseMs: 1000 })
+  byWholeObject(_o: object): Promise<string> {
+    return Promise.resolve('ran');
+  }
+}
+
+@Injectable()
+class Sweeper {
+  runs = 0;
+
+  // @Interval below the lock: its metadata sits on the original method and must be copied
+  @DistributedLock({ key: () => 'sweeper-a', leaseMs: 1000, onContention: 'skip' })
+  @Interval('sweep-a', 20)
+  async sweepBelow(): Promise<void> {
+    this.runs++;
+    await sleep(1);
+  }
+
+  // @Interval above the lock: it decorates the wrapper
+  @Interval('sweep-b', 20)
+  @DistributedLock({ key: () => 'sweeper-b', leaseMs: 1000, onContention: 'skip' })
+  async sweepAbove(): Promise<void> {
+    this.runs++;
+    await sleep(1);
+  }
+}
+
+async function app(...providers: (typeof SeatService | typeof Sweeper)[]) {
+  @Module({
+    imports: [DistributedLockModule.forRoot({ redis }), ScheduleModule.forRoot()],
+    providers,
+  })
+  class TestModule {}
+  const moduleRef = await Test.createTestingModule({ imports: [TestModule] }).compile();
+  await moduleRef.init();
+  return moduleRef;
+}
+
+it('(27) fails at bootstrap, naming the service, when DistributedLockModule is missing', async () => {
+  await expect(Test.createTestingModule({ providers: [SeatService] }).compile()).rejects.toThrow(
+    /DistributedLockService/,
+  );
+});
+
+it('(25, 16) locks the seats computed from the arguments; overlapping calls run one after the other', async () => {
+  const m = await app(SeatService);
+  const svc = m.get(SeatService);
+  const ev = 'e1';
+  const tokens = await Promise.all([svc.hold(ev, ['A1', 'A2'], 'x'), svc.hold(ev, ['A2', 'A3'], 'y')]);
+  expect(svc.events).toEqual(expect.arrayContaining(['start x', 'end x', 'start y', 'end y']));
+  const firstEnd = svc.events.indexOf(`end ${svc.events[0].split(' ')[1]}`);
+  expect(firstEnd).toBe(1); // the second started only after the first ended
+  expect(tokens[0]).not.toBe(tokens[1]);
+  // disjoint seats do not wait for each other
+  svc.events.length = 0;
+  await Promise.all([svc.hold(ev, ['B1'], 'p'), svc.hold(ev, ['B2'], 'q')]);
+  expect(svc.events.slice(0, 2).every((e) => e.startsWith('start'))).toBe(true);
+  await m.close();
+});
+
+it('(25) refuses keys with undefined or [object Object] parts instead of sharing one lock', async () => {
+  const m = await app(SeatService);
+  const svc = m.get(SeatService);
+  await expect(svc.byObject({})).rejects.toBeInstanceOf(InvalidLockKeyError);
+  await expect(svc.byWholeObject({ a: 1 })).rejects.toBeInstanceOf(InvalidLockKeyError);
+  expect(await svc.byObject({ id: '7' })).toBe('ran');
+  await m.close();
+});
+
+it('(29) runs under @nestjs/schedule with @Interval below or above it, outside any HTTP context', async () => {
+  const m = await app(Sweeper);
+  const registry = m.get(SchedulerRegistry);
+  expect(registry.getIntervals().sort()).toEqual(['sweep-a', 'sweep-b']);
+  const sweeper = m.get(Sweeper);
+  await sleep(200);
+  expect(sweeper.runs).toBeGreaterThan(4);
+  await m.close();
+  expect(m.get(DistributedLockService).heldCount).toBe(0);
+});
+
+it('overriding the lock service in tests works through DI', async () => {
+  const fake = { runExclusive: jest.fn((_k: unknown, _o: unknown, fn: () => Promise<unknown>) => fn()) };
+  const m = await Test.createTestingModule({
+    imports: [DistributedLockModule.forRoot({ redis })],
+    providers: [SeatService],
+  })
+    .overrideProvider(DistributedLockService)
+    .useValue(fake)
+    .compile();
+  await m.get(SeatService).byObject({ id: '1' });
+  expect(fake.runExclusive).toHaveBeenCalledWith('thing:1', expect.anything(), expect.any(Function));
+});
