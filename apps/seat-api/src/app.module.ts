@@ -1,0 +1,42 @@
+import { Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
+import { TerminusModule } from '@nestjs/terminus';
+import { ConfigModule } from '@app/config';
+import { DatabaseModule } from '@app/database';
+import { KafkaModule } from '@app/kafka';
+import { ObservabilityModule } from '@app/observability';
+import { DistributedLockModule } from '@app/distributed-lock';
+import { REDIS_CLIENT, RedisModule } from '@app/redis';
+import type Redis from 'ioredis';
+import { AuthModule } from './auth/auth.module';
+import { CatalogueModule } from './catalogue/catalogue.module';
+import { ExpiryModule } from './expiry/expiry.module';
+import { HealthModule } from './health/health.module';
+import { HoldsModule } from './holds/holds.module';
+
+/**
+ * The seat-hold service: infrastructure modules first, then one module per capability.
+ * Capability modules: catalogue (events, seats, seat map), holds (hold/extend/release/confirm),
+ * expiry (sweeper + outbox relay to Kafka).
+ */
+@Module({
+  imports: [
+    ConfigModule,
+    ObservabilityModule,
+    TerminusModule,
+    DatabaseModule,
+    RedisModule,
+    KafkaModule,
+    DistributedLockModule.forRootAsync({
+      inject: [REDIS_CLIENT],
+      useFactory: (redis: Redis) => ({ redis, keyPrefix: 'lock:' }),
+    }),
+    ScheduleModule.forRoot(),
+    AuthModule,
+    CatalogueModule,
+    HoldsModule,
+    ExpiryModule,
+    HealthModule,
+  ],
+})
+export class AppModule {}

@@ -1,0 +1,3 @@
+export * from './auth-user';
+export * from './auth.decorators';
+export * from './auth.module';

@@ -1,0 +1,152 @@
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { BookingSeatEntity, EventEntity, SeatEntity } from '@app/database';
+import { ApiError } from '../common/api-error';
+import { HoldStore } from '../holds/store';
+import { CreateEventDto } from './dto/create-event.dto';
+
+/** Most seats one event may have (the seat map is one Redis hash per event). */
+export const MAX_SEATS_PER_EVENT = 100_000;
+
+export interface CatalogueSeat {
+  seatId: string;
+  section: string;
+  row: string;
+  number: number;
+  category: string;
+}
+
+/**
+ * Events and their seats (PostgreSQL). A seat layout never changes once created, so each event's seats
+ * are cached in memory after the first read: the hot paths (hold, seat map) then touch only Redis.
+ */
+@Injectable()
+export class CatalogueService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Catalogue');
+  private readonly seatCache = new Map<string, Promise<Map<string, CatalogueSeat> | null>>();
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly holds: HoldStore,
+  ) {}
+
+  async createEvent(dto: CreateEventDto): Promise<{ eventId: string; seatCount: number }> {
+    const seats: SeatEntity[] = [];
+    const eventId = randomUUID();
+    for (const section of dto.sections) {
+      for (const row of section.rows) {
+        for (let n = 1; n <= row.seats; n++) {
+          seats.push(
+            Object.assign(new SeatEntity(), {
+              eventId,
+              seatId: `${section.name}-${row.row}-${n}`,
+              section: section.name,
+              row: row.row,
+              number: n,
+              category: section.category,
+            }),
+          );
+        }
+      }
+    }
+    const ids = new Set(seats.map((s) => s.seatId));
+    if (ids.size !== seats.length) {
+      throw new ApiError(400, 'VALIDATION_FAILED', 'The layout repeats a section/row pair', [
+        { field: 'sections', message: 'each section name and row label must be unique' },
+      ]);
+    }
+    if (seats.length > MAX_SEATS_PER_EVENT) {
+      throw new ApiError(400, 'VALIDATION_FAILED', `An event has at most ${MAX_SEATS_PER_EVENT} seats`, [
+        { field: 'sections', message: `${seats.length} seats` },
+      ]);
+    }
+    await this.db.transaction(async (tx) => {
+      await tx.insert(EventEntity, {
+        id: eventId,
+        name: dto.name,
+        startsAt: new Date(dto.startsAt),
+        seatCount: seats.length,
+      });
+      for (let i = 0; i < seats.length; i += 2000) {
+        await tx.insert(SeatEntity, seats.slice(i, i + 2000));
+      }
+    });
+    try {
+      await this.holds.registerEvent(eventId);
+    } catch (e) {
+      // the event is committed: answering 503 would invite a retry that creates it twice. Loading its
+      // seats (first hold or seat map, on any instance) registers it again.
+      this.logger.warn(
+        `event ${eventId}: registering in Redis failed (${(e as Error).message}); retried on first use`,
+      );
+    }
+    this.logger.log(`event ${eventId} created with ${seats.length} seats`);
+    return { eventId, seatCount: seats.length };
+  }
+
+  /** The event's seats by id, or null when the event does not exist. */
+  seatsOf(eventId: string): Promise<Map<string, CatalogueSeat> | null> {
+    let cached = this.seatCache.get(eventId);
+    if (!cached) {
+      cached = this.loadSeats(eventId);
+      this.seatCache.set(eventId, cached);
+      // a miss (unknown event) or a failed read must not be cached forever
+      cached.then(
+        (v) => v === null && this.seatCache.delete(eventId),
+        () => this.seatCache.delete(eventId),
+      );
+    }
+    return cached;
+  }
+
+  async requireSeats(eventId: string): Promise<Map<string, CatalogueSeat>> {
+    const seats = await this.seatsOf(eventId);
+    if (!seats) {
+      throw new ApiError(404, 'EVENT_NOT_FOUND', `Event ${eventId} does not exist`);
+    }
+    return seats;
+  }
+
+  /** Repairs Redis from PostgreSQL at startup: every event is registered and every booked seat is BOOKED. */
+  async onApplicationBootstrap(): Promise<void> {
+    const events = await this.db.getRepository(EventEntity).find({ select: { id: true } });
+    for (const { id } of events) {
+      await this.holds.registerEvent(id);
+      const booked = await this.db
+        .getRepository(BookingSeatEntity)
+        .find({ where: { eventId: id }, select: { seatId: true } });
+      if (booked.length > 0) {
+        const changed = await this.holds.markBooked(
+          id,
+          booked.map((b) => b.seatId),
+        );
+        if (changed > 0) {
+          this.logger.warn(`event ${id}: ${changed} booked seat(s) were missing in Redis and were restored`);
+        }
+      }
+    }
+  }
+
+  private async loadSeats(eventId: string): Promise<Map<string, CatalogueSeat> | null> {
+    const event = await this.db
+      .getRepository(EventEntity)
+      .findOne({ where: { id: eventId }, select: { id: true } });
+    if (!event) {
+      return null;
+    }
+    // once per event per instance: makes sure the sweeper and the relay know it (idempotent SADD)
+    await this.holds.registerEvent(eventId);
+    const rows = await this.db
+      .getRepository(SeatEntity)
+      .find({ where: { eventId }, order: { seatId: 'ASC' } });
+    // only what the seat map shows: the cache holds every seat of every event an instance has served
+    return new Map(
+      rows.map(({ seatId, section, row, number, category }) => [
+        seatId,
+        { seatId, section, row, number, category },
+      ]),
+    );
+  }
+}

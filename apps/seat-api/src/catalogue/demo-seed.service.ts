@@ -1,0 +1,72 @@
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { SignJWT } from 'jose';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '@app/config';
+import { EventEntity, SeatEntity } from '@app/database';
+import { HoldStore } from '../holds/store';
+
+/** Fixed id, so seeding is idempotent across restarts and instances. */
+export const DEMO_EVENT_ID = '00000000-0000-4000-8000-00000000d3e0';
+
+/** With SEED_DEMO_EVENT=true: a 10 × 20 demo hall, and a ready-made token printed for trying the API. */
+@Injectable()
+export class DemoSeedService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('DemoSeed');
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly holds: HoldStore,
+    private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.config.seedDemoEvent) {
+      return;
+    }
+    const rows = 'ABCDEFGHIJ'.split('');
+    const seats = rows.flatMap((row) =>
+      Array.from({ length: 20 }, (_, i) =>
+        Object.assign(new SeatEntity(), {
+          eventId: DEMO_EVENT_ID,
+          seatId: `HALL-${row}-${i + 1}`,
+          section: 'HALL',
+          row,
+          number: i + 1,
+          category: row < 'D' ? 'premium' : 'standard',
+        }),
+      ),
+    );
+    await this.db.transaction(async (tx) => {
+      await tx
+        .createQueryBuilder()
+        .insert()
+        .into(EventEntity)
+        .values({
+          id: DEMO_EVENT_ID,
+          name: 'Demo concert',
+          startsAt: new Date('2030-01-01T20:00:00Z'),
+          seatCount: seats.length,
+        })
+        .orIgnore()
+        .execute();
+      await tx.createQueryBuilder().insert().into(SeatEntity).values(seats).orIgnore().execute();
+    });
+    await this.holds.registerEvent(DEMO_EVENT_ID);
+    const secret = new TextEncoder().encode(this.config.auth.jwtSecret);
+    const token = await new SignJWT({ roles: ['admin'] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('demo-user')
+      .setExpirationTime('12h')
+      .sign(secret);
+    const base = `http://${this.config.http.host}:${this.config.http.port}`;
+    this.logger.log(
+      [
+        `demo event ${DEMO_EVENT_ID} (200 seats, HALL-A-1 .. HALL-J-20). Try:`,
+        `  export TOKEN=${token}`,
+        `  curl -s -H "Authorization: Bearer $TOKEN" ${base}/v1/events/${DEMO_EVENT_ID}/seats | head -c 400`,
+        `  curl -s -X POST -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"seatIds":["HALL-A-1","HALL-A-2"]}' ${base}/v1/events/${DEMO_EVENT_ID}/holds`,
+      ].join('\n'),
+    );
+  }
+}

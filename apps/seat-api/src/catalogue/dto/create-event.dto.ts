@@ -1,0 +1,65 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsInt,
+  IsISO8601,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+
+const LABEL = /^[A-Za-z0-9_-]{1,12}$/;
+
+export class RowLayoutDto {
+  @ApiProperty({ example: 'A' })
+  @Matches(LABEL, { message: 'row must be 1-12 letters, digits, _ or -' })
+  row!: string;
+
+  @ApiProperty({ example: 20, description: 'seats numbered 1..seats' })
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  seats!: number;
+}
+
+export class SectionLayoutDto {
+  @ApiProperty({ example: 'STALLS' })
+  @Matches(LABEL, { message: 'name must be 1-12 letters, digits, _ or -' })
+  name!: string;
+
+  @ApiProperty({ example: 'standard' })
+  @IsString()
+  @Length(1, 40)
+  category!: string;
+
+  @ApiProperty({ type: [RowLayoutDto] })
+  @ValidateNested({ each: true })
+  @Type(() => RowLayoutDto)
+  @ArrayMinSize(1)
+  @ArrayMaxSize(500)
+  rows!: RowLayoutDto[];
+}
+
+/** An event and its seat layout. Seat ids are `<section>-<row>-<number>`, e.g. `STALLS-A-12`. */
+export class CreateEventDto {
+  @ApiProperty({ example: 'Hamlet, opening night' })
+  @IsString()
+  @Length(1, 200)
+  name!: string;
+
+  @ApiProperty({ example: '2027-03-01T19:30:00Z' })
+  @IsISO8601({ strict: true })
+  startsAt!: string;
+
+  @ApiProperty({ type: [SectionLayoutDto] })
+  @ValidateNested({ each: true })
+  @Type(() => SectionLayoutDto)
+  @ArrayMinSize(1)
+  @ArrayMaxSize(100)
+  sections!: SectionLayoutDto[];
+}

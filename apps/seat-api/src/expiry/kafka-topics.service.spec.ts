@@ -1,0 +1,32 @@
+/**
+ * Regression: an app closed while Kafka is unreachable must stop trying to create its topics. The
+ * attempt in flight at shutdown used to schedule another one, and that loop kept a kafkajs client
+ * retrying forever after close (it hung a CI run until its time limit).
+ */
+import { Logger } from '@nestjs/common';
+import type { AppConfig } from '@app/config';
+import { createKafka } from '@app/kafka';
+import { freePort } from '../../../../test/support/private-redis';
+import { KafkaTopicsService } from './kafka-topics.service';
+
+it('stops retrying topic creation once the app shuts down, even with an attempt in flight', async () => {
+  const deadBroker = `127.0.0.1:${await freePort()}`; // nothing listens there: connect is refused
+  const kafka = createKafka({ brokers: [deadBroker], clientId: 'topics-spec', requestTimeoutMs: 500 });
+  const config = {
+    kafka: { seatExpiredTopic: 'spec.seat-expired', deadLetterTopic: 'spec.dlq', partitions: 1 },
+  } as AppConfig;
+  const warnings: string[] = [];
+  jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => {
+    warnings.push(String(message));
+  });
+  jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+
+  const service = new KafkaTopicsService(kafka, config);
+  service.onApplicationBootstrap(); // first attempt starts and is still retrying the connection
+  service.onApplicationShutdown();
+
+  // long enough for the in-flight attempt to exhaust kafkajs's retries (≈3 s) and for a 5 s re-try
+  await new Promise((r) => setTimeout(r, 9000));
+  expect(warnings.filter((w) => w.includes('retrying in 5 s'))).toEqual([]);
+  expect(service.topicsReady).toBe(false);
+}, 20_000);

@@ -1,0 +1,49 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { HoldRecord, HoldStatus } from './store';
+
+/** The Hold resource as clients see it. Times come from Redis, so every instance tells the same story. */
+export class HoldView {
+  @ApiProperty() holdId!: string;
+  @ApiProperty() eventId!: string;
+  @ApiProperty() userId!: string;
+  @ApiProperty({ enum: ['ACTIVE', 'RELEASED', 'EXPIRED', 'CONFIRMED'] }) status!: Exclude<
+    HoldStatus,
+    'CONFIRMING'
+  >;
+  @ApiProperty({ type: [String] }) seatIds!: string[];
+  @ApiProperty() createdAt!: string;
+  @ApiProperty() expiresAt!: string;
+  @ApiProperty() expiresInSeconds!: number;
+  @ApiProperty() extensionsUsed!: number;
+  @ApiProperty() fencingToken!: number;
+  @ApiPropertyOptional({ description: 'when the hold ended (released, expired or confirmed)' })
+  endedAt?: string;
+
+  static of(h: HoldRecord): HoldView {
+    // CONFIRMING is internal: to the client the hold is still ACTIVE until the booking is written
+    const status = h.status === 'CONFIRMING' ? 'ACTIVE' : h.status;
+    const endedAtMs = h.endedAtMs ?? (h.status === 'EXPIRED' ? h.expireAtMs : null);
+    return {
+      holdId: h.holdId,
+      eventId: h.eventId,
+      userId: h.userId,
+      status,
+      seatIds: h.seatIds,
+      createdAt: new Date(h.createdAtMs).toISOString(),
+      expiresAt: new Date(h.expireAtMs).toISOString(),
+      expiresInSeconds: status === 'ACTIVE' ? Math.max(0, Math.floor((h.expireAtMs - h.nowMs) / 1000)) : 0,
+      extensionsUsed: h.extensionsUsed,
+      fencingToken: h.fencingToken,
+      ...(endedAtMs ? { endedAt: new Date(endedAtMs).toISOString() } : {}),
+    };
+  }
+}
+
+export class BookingView {
+  @ApiProperty() bookingId!: string;
+  @ApiProperty() holdId!: string;
+  @ApiProperty() orderId!: string;
+  @ApiProperty() eventId!: string;
+  @ApiProperty({ type: [String] }) seatIds!: string[];
+  @ApiProperty({ enum: ['CONFIRMED'] }) status!: 'CONFIRMED';
+}

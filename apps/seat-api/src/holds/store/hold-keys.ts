@@ -1,0 +1,41 @@
+/**
+ * Redis layout of one event. Every key carries the event id as its hash tag, so all of them live in
+ * one Cluster slot and each script can touch them atomically. (The ioredis keyPrefix is added on top.)
+ *
+ *   seats   HASH  seatId -> "H|hid|expireAtMs|fence" (held), "B|hid|0|fence" (booked), "F||0|fence" (free)
+ *                 A freed seat keeps its last fencing token, so a stale lock holder cannot write after a release.
+ *   holds   HASH  hid -> cmsgpack record (see lua/prelude.lua.ts)
+ *   due     ZSET  hid -> expireAtMs for ACTIVE holds, confirm deadline for CONFIRMING ones: what the sweeper reads
+ *   users   HASH  userId -> comma-separated hids of that user's live holds (per-user seat cap)
+ *   outbox  STREAM one SeatExpired record per freed seat, appended by the script that freed it
+ *   gc      ZSET  hid -> when an ended hold may be forgotten (after the retention period)
+ */
+export interface EventKeys {
+  seats: string;
+  holds: string;
+  due: string;
+  users: string;
+  outbox: string;
+  gc: string;
+}
+
+export function eventKeys(eventId: string): EventKeys {
+  const base = `hold:{${eventId}}:`;
+  return {
+    seats: `${base}seats`,
+    holds: `${base}holds`,
+    due: `${base}due`,
+    users: `${base}users`,
+    outbox: `${base}outbox`,
+    gc: `${base}gc`,
+  };
+}
+
+/** In the order every hold script declares them as KEYS[1..6]. */
+export function eventKeyList(eventId: string): string[] {
+  const k = eventKeys(eventId);
+  return [k.seats, k.holds, k.due, k.users, k.outbox, k.gc];
+}
+
+/** Registry of events the sweeper and the outbox relay visit (not per event: no hash tag). */
+export const EVENTS_KEY = 'hold:events';

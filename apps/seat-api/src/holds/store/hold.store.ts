@@ -1,0 +1,300 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import { REDIS_CLIENT } from '@app/redis';
+import Redis from 'ioredis';
+import { HoldIds } from './hold-ids';
+import { EVENTS_KEY, eventKeyList, eventKeys } from './hold-keys';
+import {
+  CreateHoldResult,
+  HoldRecord,
+  HoldStatus,
+  SeatConflict,
+  SeatState,
+  StoreResult,
+  SweepResult,
+} from './hold.types';
+import { ABANDON_CONFIRM, BEGIN_CONFIRM, FINISH_CONFIRM } from './lua/confirm-hold.lua';
+import { CREATE_HOLD } from './lua/create-hold.lua';
+import { EXTEND_HOLD } from './lua/extend-hold.lua';
+import { READ_HOLD } from './lua/read-hold.lua';
+import { RELEASE_HOLD } from './lua/release-hold.lua';
+import { MARK_BOOKED, SEAT_STATES } from './lua/seat-states.lua';
+import { SWEEP } from './lua/sweep.lua';
+
+const SCRIPTS = {
+  holdCreate: CREATE_HOLD,
+  holdRead: READ_HOLD,
+  holdExtend: EXTEND_HOLD,
+  holdRelease: RELEASE_HOLD,
+  holdBeginConfirm: BEGIN_CONFIRM,
+  holdFinishConfirm: FINISH_CONFIRM,
+  holdAbandonConfirm: ABANDON_CONFIRM,
+  holdSweep: SWEEP,
+  holdSeatStates: SEAT_STATES,
+  holdMarkBooked: MARK_BOOKED,
+} as const;
+
+type ScriptName = keyof typeof SCRIPTS;
+type Reply = [string, ...unknown[]];
+type ScriptRunner = (...args: (string | number)[]) => Promise<unknown>;
+
+/** How long a CONFIRMING hold past its deadline waits before the sweeper reports it again. */
+const STUCK_RECHECK_MS = 5000;
+
+/**
+ * The seat holds of every event, in Redis. Each method is one Lua script (one round trip) over the six
+ * keys of one event, so every multi-step change is atomic and works on Redis Cluster. This class owns
+ * the key layout and the scripts; nothing else in the service touches these keys.
+ */
+@Injectable()
+export class HoldStore {
+  private readonly retentionMs: number;
+  private readonly run: Record<ScriptName, ScriptRunner>;
+
+  constructor(
+    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+    config: AppConfig,
+  ) {
+    this.retentionMs = config.holds.retentionSeconds * 1000;
+    const runners = {} as Record<ScriptName, ScriptRunner>;
+    for (const [name, lua] of Object.entries(SCRIPTS) as [ScriptName, string][]) {
+      // ioredis sends EVALSHA and falls back to EVAL after a SCRIPT FLUSH or a Redis restart.
+      if (!(name in redis)) {
+        redis.defineCommand(name, { numberOfKeys: 6, lua });
+      }
+      const fn = (redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[name];
+      runners[name] = (...args) => fn.call(redis, ...args);
+    }
+    this.run = runners;
+  }
+
+  async createHold(p: {
+    eventId: string;
+    holdId: string;
+    userId: string;
+    seatIds: string[];
+    ttlMs: number;
+    maxLifetimeMs: number;
+    maxSeatsPerUser: number;
+    fencingToken: number;
+  }): Promise<CreateHoldResult> {
+    const { hid } = this.ids(p.holdId, p.eventId);
+    if (p.seatIds.length === 0 || new Set(p.seatIds).size !== p.seatIds.length) {
+      throw new Error('createHold needs distinct seat ids');
+    }
+    const reply = await this.call('holdCreate', p.eventId, [
+      hid,
+      p.userId,
+      p.ttlMs,
+      p.maxLifetimeMs,
+      p.maxSeatsPerUser,
+      p.fencingToken,
+      ...p.seatIds,
+    ]);
+    switch (reply[0]) {
+      case 'OK':
+        return { ok: true, hold: this.toRecord(p.eventId, reply[1]) };
+      case 'SEATS_UNAVAILABLE':
+        return {
+          ok: false,
+          error: 'SEATS_UNAVAILABLE',
+          conflicts: (reply[1] as [string, SeatConflict['reason']][]).map(([seatId, reason]) => ({
+            seatId,
+            reason,
+          })),
+        };
+      case 'HOLD_LIMIT_EXCEEDED':
+        return {
+          ok: false,
+          error: 'HOLD_LIMIT_EXCEEDED',
+          heldSeats: Number(reply[1]),
+          limit: Number(reply[2]),
+        };
+      case 'STALE_FENCING_TOKEN':
+        return { ok: false, error: 'STALE_FENCING_TOKEN' };
+      default:
+        throw new Error(`holdCreate: unexpected reply ${String(reply[0])}`);
+    }
+  }
+
+  async getHold(holdId: string): Promise<HoldRecord | null> {
+    const id = HoldIds.parse(holdId);
+    if (!id) {
+      return null;
+    }
+    const reply = await this.call('holdRead', id.eventId, [id.hid]);
+    return reply[0] === 'OK' ? this.toRecord(id.eventId, reply[1]) : null;
+  }
+
+  extendHold(p: {
+    holdId: string;
+    userId: string;
+    ttlMs: number;
+    maxExtensions: number;
+    fencingToken: number;
+  }): Promise<
+    StoreResult<
+      | 'HOLD_NOT_FOUND'
+      | 'HOLD_NOT_ACTIVE'
+      | 'HOLD_LIFETIME_EXCEEDED'
+      | 'EXTENSION_LIMIT_REACHED'
+      | 'STALE_FENCING_TOKEN'
+    >
+  > {
+    return this.holdCommand('holdExtend', p.holdId, [p.userId, p.ttlMs, p.maxExtensions, p.fencingToken]);
+  }
+
+  releaseHold(p: {
+    holdId: string;
+    userId: string;
+    fencingToken: number;
+  }): Promise<StoreResult<'HOLD_NOT_FOUND' | 'HOLD_CONFIRMED' | 'STALE_FENCING_TOKEN'>> {
+    return this.holdCommand('holdRelease', p.holdId, [p.userId, p.fencingToken]);
+  }
+
+  beginConfirm(p: {
+    holdId: string;
+    userId: string;
+    orderId: string;
+    fencingToken: number;
+    confirmTimeoutMs: number;
+  }): Promise<StoreResult<'HOLD_NOT_FOUND' | 'HOLD_EXPIRED' | 'HOLD_NOT_ACTIVE' | 'STALE_FENCING_TOKEN'>> {
+    return this.holdCommand('holdBeginConfirm', p.holdId, [
+      p.userId,
+      p.orderId,
+      p.fencingToken,
+      p.confirmTimeoutMs,
+    ]);
+  }
+
+  finishConfirm(p: {
+    holdId: string;
+    orderId: string;
+  }): Promise<StoreResult<'HOLD_NOT_FOUND' | 'HOLD_NOT_ACTIVE'>> {
+    return this.holdCommand('holdFinishConfirm', p.holdId, [p.orderId]);
+  }
+
+  abandonConfirm(p: { holdId: string }): Promise<StoreResult<'HOLD_NOT_FOUND' | 'HOLD_NOT_ACTIVE'>> {
+    return this.holdCommand('holdAbandonConfirm', p.holdId, []);
+  }
+
+  /** Seats that are HELD or BOOKED right now; every other seat of the event is AVAILABLE. */
+  async seatStates(eventId: string): Promise<Map<string, SeatState>> {
+    const flat = (await this.runScript('holdSeatStates', eventId, [])) as string[];
+    const states = new Map<string, SeatState>();
+    for (let i = 0; i < flat.length; i += 2) {
+      states.set(flat[i], flat[i + 1] as SeatState);
+    }
+    return states;
+  }
+
+  /** Re-marks seats booked in PostgreSQL (repairs a Redis that lost data). Returns how many changed. */
+  async markBooked(eventId: string, seatIds: string[]): Promise<number> {
+    let changed = 0;
+    for (let i = 0; i < seatIds.length; i += 1000) {
+      changed += Number(await this.runScript('holdMarkBooked', eventId, seatIds.slice(i, i + 1000)));
+    }
+    return changed;
+  }
+
+  /** One bounded sweep step for one event (see lua/sweep.lua.ts). */
+  async sweepEvent(eventId: string, batchSize: number): Promise<SweepResult> {
+    const r = (await this.runScript('holdSweep', eventId, [batchSize, STUCK_RECHECK_MS])) as (
+      number | string
+    )[];
+    return {
+      expiredHolds: Number(r[0]),
+      expiredSeats: Number(r[1]),
+      forgottenHolds: Number(r[2]),
+      more: Number(r[3]) === 1,
+      stuckConfirming: r.slice(4).map(String),
+    };
+  }
+
+  async registerEvent(eventId: string): Promise<void> {
+    HoldIds.prefixOf(eventId);
+    await this.redis.sadd(EVENTS_KEY, eventId);
+  }
+
+  async listEvents(): Promise<string[]> {
+    return this.redis.smembers(EVENTS_KEY);
+  }
+
+  /** The outbox stream key of an event, without the client's keyPrefix (ioredis adds it). */
+  outboxKey(eventId: string): string {
+    return eventKeys(eventId).outbox;
+  }
+
+  private async holdCommand<E extends string>(
+    script: ScriptName,
+    holdId: string,
+    args: (string | number)[],
+  ): Promise<StoreResult<E>> {
+    const id = HoldIds.parse(holdId);
+    if (!id) {
+      return { ok: false, error: 'HOLD_NOT_FOUND' as E };
+    }
+    const reply = await this.call(script, id.eventId, [id.hid, ...args]);
+    const hold = reply[1] === undefined ? undefined : this.toRecord(id.eventId, reply[1]);
+    if (reply[0] === 'OK') {
+      return { ok: true, hold: hold! };
+    }
+    return { ok: false, error: reply[0] as E, hold };
+  }
+
+  private async call(script: ScriptName, eventId: string, args: (string | number)[]): Promise<Reply> {
+    return (await this.runScript(script, eventId, args)) as Reply;
+  }
+
+  private runScript(script: ScriptName, eventId: string, args: (string | number)[]): Promise<unknown> {
+    return this.run[script](
+      ...eventKeyList(eventId),
+      eventId,
+      HoldIds.prefixOf(eventId),
+      this.retentionMs,
+      ...args,
+    );
+  }
+
+  private toRecord(eventId: string, raw: unknown): HoldRecord {
+    const r = raw as [
+      string,
+      string,
+      HoldStatus,
+      string[],
+      number,
+      number,
+      number,
+      number,
+      number,
+      string,
+      number,
+      number,
+      number,
+    ];
+    return {
+      holdId: r[0],
+      eventId,
+      userId: r[1],
+      status: r[2],
+      seatIds: r[3],
+      createdAtMs: Number(r[4]),
+      expireAtMs: Number(r[5]),
+      maxExpireAtMs: Number(r[6]),
+      extensionsUsed: Number(r[7]),
+      fencingToken: Number(r[8]),
+      orderId: r[9] ? r[9] : null,
+      endedAtMs: Number(r[10]) || null,
+      confirmDeadlineMs: Number(r[11]) || null,
+      nowMs: Number(r[12]),
+    };
+  }
+
+  private ids(holdId: string, eventId: string): { hid: string } {
+    const id = HoldIds.parse(holdId);
+    if (!id || id.eventId !== eventId.toLowerCase()) {
+      throw new Error(`hold id ${holdId} does not belong to event ${eventId}`);
+    }
+    return id;
+  }
+}

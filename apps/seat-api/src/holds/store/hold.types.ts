@@ -1,0 +1,73 @@
+/**
+ * The hold store's vocabulary. A hold is one user's claim on some seats of one event until
+ * `expireAtMs` (Redis time). Statuses:
+ *   ACTIVE      held; counts as HELD only while expireAtMs > now (lazy expiry, no sweeper needed)
+ *   CONFIRMING  confirm is writing the booking to PostgreSQL; the sweeper leaves it alone until
+ *               confirmDeadlineMs, after which the confirm reconciler repairs it
+ *   CONFIRMED   booked; its seats stay BOOKED
+ *   RELEASED    given back by the user
+ *   EXPIRED     ran out; each of its seats produced one SeatExpired outbox record
+ * Terminal holds stay readable for the retention period, then the sweeper forgets them.
+ */
+export type HoldStatus = 'ACTIVE' | 'CONFIRMING' | 'CONFIRMED' | 'RELEASED' | 'EXPIRED';
+
+export type SeatState = 'AVAILABLE' | 'HELD' | 'BOOKED';
+
+export interface HoldRecord {
+  holdId: string;
+  eventId: string;
+  userId: string;
+  /** As stored, except that an ACTIVE hold past its expiry reads as EXPIRED. */
+  status: HoldStatus;
+  seatIds: string[];
+  createdAtMs: number;
+  expireAtMs: number;
+  /** createdAt + the lifetime cap: no extension may push expireAt past it. */
+  maxExpireAtMs: number;
+  extensionsUsed: number;
+  /** The seat lock's fencing token of the last write to this hold. */
+  fencingToken: number;
+  orderId: string | null;
+  endedAtMs: number | null;
+  confirmDeadlineMs: number | null;
+  /** Redis TIME when this record was read: compute expiresInSeconds from it, never from the app clock. */
+  nowMs: number;
+}
+
+export interface SeatConflict {
+  seatId: string;
+  reason: 'HELD' | 'BOOKED';
+}
+
+export type StoreFailure<E extends string> = { ok: false; error: E; hold?: HoldRecord };
+export type StoreResult<E extends string> = { ok: true; hold: HoldRecord } | StoreFailure<E>;
+
+export type CreateHoldResult =
+  | { ok: true; hold: HoldRecord }
+  | { ok: false; error: 'SEATS_UNAVAILABLE'; conflicts: SeatConflict[] }
+  | { ok: false; error: 'HOLD_LIMIT_EXCEEDED'; heldSeats: number; limit: number }
+  | { ok: false; error: 'STALE_FENCING_TOKEN' };
+
+/** One SeatExpired record as the expiry scripts append it to the event's outbox stream. */
+export interface SeatExpiredRecord {
+  /** Stream entry id; with the event id it makes the CloudEvent id, stable across re-deliveries. */
+  entryId: string;
+  eventId: string;
+  seatId: string;
+  holdId: string;
+  userId: string;
+  expireAtMs: number;
+  fencingToken: number;
+  /** Redis time at which the seat was freed. */
+  expiredAtMs: number;
+}
+
+export interface SweepResult {
+  expiredHolds: number;
+  expiredSeats: number;
+  forgottenHolds: number;
+  /** CONFIRMING holds past their confirm deadline: the reconciler checks PostgreSQL for them. */
+  stuckConfirming: string[];
+  /** True when the batch was full: more may be due right now. */
+  more: boolean;
+}

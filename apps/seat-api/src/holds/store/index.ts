@@ -1,0 +1,5 @@
+export * from './hold-ids';
+export * from './hold-keys';
+export * from './hold-store.module';
+export * from './hold.store';
+export * from './hold.types';

@@ -1,0 +1,101 @@
+/**
+ * Who may call: a Bearer JWT (HS256, AUTH_JWT_SECRET, issuer when configured) whose `sub` is a usable
+ * user id. Anything else is 401; a missing role is 403; the holder always comes from the token.
+ */
+import { SignJWT, UnsecuredJWT } from 'jose';
+import { Api, createEvent, startApi } from '../support/seat-api';
+
+const ISSUER = 'https://auth.example.test';
+let api: Api;
+let eventId: string;
+const secret = () => new TextEncoder().encode(process.env.AUTH_JWT_SECRET);
+
+beforeAll(async () => {
+  api = await startApi({ AUTH_JWT_ISSUER: ISSUER });
+  eventId = await createEvent(api, 1, 5);
+});
+afterAll(async () => {
+  delete process.env.AUTH_JWT_ISSUER;
+  await api?.close();
+});
+
+async function sign(p: { sub?: string; roles?: unknown; iss?: string; exp?: string | number; alg?: string }) {
+  let jwt = new SignJWT(p.roles === undefined ? {} : { roles: p.roles })
+    .setProtectedHeader({ alg: p.alg ?? 'HS256' })
+    .setIssuer(p.iss ?? ISSUER)
+    .setExpirationTime(p.exp ?? '1h');
+  if (p.sub !== undefined) {
+    jwt = jwt.setSubject(p.sub);
+  }
+  return jwt.sign(secret());
+}
+const seatMap = (token?: string, authorization?: string) =>
+  api.call('GET', `/v1/events/${eventId}/seats`, {
+    token,
+    headers: authorization ? { authorization } : {},
+  });
+
+it('accepts a valid token for the configured issuer', async () => {
+  expect((await seatMap(await sign({ sub: 'alice' }))).status).toBe(200);
+  expect((await seatMap(await sign({ sub: 'user@example.com:42' }))).status).toBe(200);
+});
+
+it.each([
+  ['no Authorization header', () => Promise.resolve({})],
+  ['a Basic header', () => Promise.resolve({ authorization: 'Basic YWxpY2U6cGFzcw==' })],
+  [
+    'an expired token',
+    async () => ({ token: await sign({ sub: 'alice', exp: Math.floor(Date.now() / 1000) - 60 }) }),
+  ],
+  ['another issuer', async () => ({ token: await sign({ sub: 'alice', iss: 'https://evil.example' }) })],
+  ['no subject', async () => ({ token: await sign({}) })],
+  ['a subject that is not a usable user id', async () => ({ token: await sign({ sub: 'alice smith' }) })],
+  [
+    'an HS512 token (only HS256 is accepted)',
+    async () => ({ token: await sign({ sub: 'alice', alg: 'HS512' }) }),
+  ],
+  [
+    'an unsigned token (alg none)',
+    () =>
+      Promise.resolve({
+        token: new UnsecuredJWT({ sub: 'alice' }).setIssuer(ISSUER).setExpirationTime('1h').encode(),
+      }),
+  ],
+])('refuses %s with 401 in the envelope', async (_name, make) => {
+  const { token, authorization } = (await make()) as { token?: string; authorization?: string };
+  const r = await seatMap(token, authorization);
+  expect(r.status).toBe(401);
+  expect(r.body).toMatchObject({ statusCode: 401, code: 'UNAUTHORIZED', requestId: expect.any(String) });
+});
+
+it('needs the admin role to create events (403), whatever else the token says', async () => {
+  for (const roles of [undefined, [], ['user'], 'admin', [{ name: 'admin' }]]) {
+    const r = await api.call('POST', '/v1/events', {
+      token: await sign({ sub: 'alice', roles }),
+      body: { name: 'x', startsAt: '2030-01-01T00:00:00Z', sections: [] },
+    });
+    expect([roles, r.status, r.body.code]).toEqual([roles, 403, 'FORBIDDEN']);
+  }
+});
+
+it('takes the holder from the token, never from the body', async () => {
+  const token = await sign({ sub: 'alice' });
+  const smuggled = await api.call('POST', `/v1/events/${eventId}/holds`, {
+    token,
+    body: { seatIds: ['S-A-1'], userId: 'bob' },
+  });
+  expect(smuggled.status).toBe(400);
+  expect(smuggled.body.errors).toEqual([{ field: 'userId', message: expect.any(String) }]);
+  const ok = await api.call('POST', `/v1/events/${eventId}/holds`, { token, body: { seatIds: ['S-A-1'] } });
+  expect(ok.body.userId).toBe('alice');
+});
+
+it('refuses a token once it expires, although it was accepted (and remembered) a moment before', async () => {
+  const token = await sign({ sub: 'carol', exp: Math.floor(Date.now() / 1000) + 2 });
+  expect((await seatMap(token)).status).toBe(200);
+  expect((await seatMap(token)).status).toBe(200); // second use: served from the verified-token cache
+  await new Promise((r) => setTimeout(r, 2500));
+  const late = await seatMap(token);
+  expect(late.status).toBe(401);
+  expect(late.body.code).toBe('UNAUTHORIZED');
+});

@@ -1,0 +1,99 @@
+/**
+ * Confirm against what PostgreSQL already decided: a hold the reconciler abandoned is refused (and
+ * given back in Redis), and a booking replays even after Redis forgot the hold.
+ */
+import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import { HoldStore } from '../../apps/seat-api/src/holds/store';
+import { Db, openDb } from '../support/db';
+import { Api, createEvent, startApi } from '../support/seat-api';
+
+let api: Api;
+let db: Db;
+let redis: Redis;
+let eventId: string;
+let alice: string;
+
+beforeAll(async () => {
+  // waiters get a definitive answer (the concurrent-confirm case), not 503 BUSY
+  api = await startApi({ SEAT_LOCK_WAIT_MS: '5000' });
+  db = await openDb();
+  redis = new Redis(process.env.REDIS_URL!, { keyPrefix: process.env.REDIS_KEY_PREFIX });
+  eventId = await createEvent(api, 1, 10);
+  alice = await api.token('alice');
+});
+afterAll(async () => {
+  await redis?.quit();
+  await db?.close();
+  await api?.close();
+});
+
+const hold = async (seatIds: string[]) => {
+  const r = await api.call('POST', `/v1/events/${eventId}/holds`, { token: alice, body: { seatIds } });
+  expect(r.status).toBe(201);
+  return r.body as { holdId: string; fencingToken: number };
+};
+const confirm = (holdId: string, orderId: string) =>
+  api.call('POST', `/v1/holds/${holdId}/confirm`, { token: alice, body: { orderId } });
+const seatState = async (seat: string) =>
+  (await api.app.get(HoldStore).seatStates(eventId)).get(seat) ?? 'AVAILABLE';
+
+it('refuses 409 HOLD_EXPIRED when the reconciler abandoned the hold, and hands the hold back in Redis', async () => {
+  const h = await hold(['S-A-1']);
+  // a confirm that died after beginConfirm; the reconciler then wrote ABANDONED and died before Redis
+  const store = api.app.get(HoldStore);
+  const begun = await store.beginConfirm({
+    holdId: h.holdId,
+    userId: 'alice',
+    orderId: 'o-died',
+    fencingToken: h.fencingToken + 1000,
+    confirmTimeoutMs: 60_000,
+  });
+  expect(begun.ok).toBe(true);
+  await db.rows(
+    `INSERT INTO bookings (id, hold_id, event_id, user_id, status, fencing_token, seat_ids)
+     VALUES ($1, $2, $3, 'alice', 'ABANDONED', 0, '{S-A-1}')`,
+    [randomUUID(), h.holdId, eventId],
+  );
+  const r = await confirm(h.holdId, 'o-died');
+  expect(r.status).toBe(409);
+  expect(r.body.code).toBe('HOLD_EXPIRED');
+  expect((await store.getHold(h.holdId))?.status).toBe('ACTIVE'); // no longer CONFIRMING
+  expect(await db.count('booking_seats', 'event_id = $1 AND seat_id = $2', [eventId, 'S-A-1'])).toBe(0);
+  expect(await seatState('S-A-1')).not.toBe('BOOKED');
+  // and it stays refused, whatever orderId
+  expect((await confirm(h.holdId, 'o-other')).body.code).toBe('HOLD_EXPIRED');
+});
+
+it('replays a booking after Redis forgot the hold (retention passed, or data lost)', async () => {
+  const h = await hold(['S-A-2', 'S-A-3']);
+  const first = await confirm(h.holdId, 'o-keep');
+  expect(first.status).toBe(201);
+  await redis.del(`hold:{${eventId}}:holds`);
+  expect(await api.app.get(HoldStore).getHold(h.holdId)).toBeNull();
+  const again = await confirm(h.holdId, 'o-keep');
+  expect(again.status).toBe(200);
+  expect(again.body).toEqual(first.body);
+  const other = await confirm(h.holdId, 'o-new');
+  expect(other.status).toBe(409);
+  expect(other.body.code).toBe('HOLD_NOT_ACTIVE');
+  const read = await api.call('GET', `/v1/holds/${h.holdId}`, { token: alice });
+  expect(read.status).toBe(200);
+  expect(read.body).toMatchObject({ holdId: h.holdId, status: 'CONFIRMED', seatIds: ['S-A-2', 'S-A-3'] });
+  // still someone else's business to nobody else
+  const bob = await api.token('bob');
+  expect((await api.call('GET', `/v1/holds/${h.holdId}`, { token: bob })).status).toBe(404);
+  expect(
+    (await api.call('POST', `/v1/holds/${h.holdId}/confirm`, { token: bob, body: { orderId: 'o-keep' } }))
+      .status,
+  ).toBe(404);
+});
+
+it('concurrent confirms of one hold with one orderId: one 201, the others replay 200, one booking', async () => {
+  const h = await hold(['S-A-4']);
+  const results = await Promise.all(Array.from({ length: 10 }, () => confirm(h.holdId, 'o-dup')));
+  expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
+  expect(new Set(results.map((r) => r.body.bookingId)).size).toBe(1);
+  expect(await db.count('bookings', 'hold_id = $1', [h.holdId])).toBe(1);
+  expect(await seatState('S-A-4')).toBe('BOOKED');
+});
