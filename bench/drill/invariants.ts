@@ -1,0 +1,132 @@
+/**
+ * What must hold after every fault, checked against the stores themselves (not the service's word):
+ * PostgreSQL bookings and expiry history, Redis seat states and outboxes, and the Kafka topic as an
+ * independent consumer reads it.
+ */
+import Redis from 'ioredis';
+import { Client } from 'pg';
+import { HoldLedgerEntry } from './shoppers';
+
+export interface Findings {
+  /** problems found; empty means every invariant held */
+  problems: string[];
+  counts: Record<string, number>;
+}
+
+export async function checkInvariants(p: {
+  pg: Client;
+  schema: string;
+  redis: Redis;
+  eventId: string;
+  ledger: Map<string, HoldLedgerEntry>;
+  /** CloudEvent ids of every SeatExpired on the topic, duplicates included */
+  topicIds: string[];
+}): Promise<Findings> {
+  const problems: string[] = [];
+  const q = async (sql: string) => (await p.pg.query(sql, [p.eventId])).rows as Record<string, string>[];
+  const s = `"${p.schema}"`;
+
+  // bookings: a seat is booked at most once (the primary key says so; check anyway) ...
+  const booked = await q(
+    `SELECT bs.seat_id, count(*)::int AS n FROM ${s}.booking_seats bs JOIN ${s}.bookings b ON b.id = bs.booking_id
+      WHERE bs.event_id = $1 AND b.status = 'CONFIRMED' GROUP BY bs.seat_id`,
+  );
+  const doubleBooked = booked.filter((r) => Number(r.n) > 1);
+  if (doubleBooked.length) {
+    problems.push(`${doubleBooked.length} seat(s) booked twice`);
+  }
+  const bookedSeats = new Set(booked.map((r) => r.seat_id));
+
+  // ... and Redis agrees with PostgreSQL: every booked seat is BOOKED, no seat is still held
+  const seatHash = await p.redis.hgetall(`hold:{${p.eventId}}:seats`);
+  const redisBooked = new Set(
+    Object.entries(seatHash)
+      .filter(([, v]) => v.startsWith('B'))
+      .map(([k]) => k),
+  );
+  const stillHeld = Object.entries(seatHash).filter(([, v]) => v.startsWith('H|')).length;
+  const bookedNotInRedis = [...bookedSeats].filter((x) => !redisBooked.has(x));
+  const bookedOnlyInRedis = [...redisBooked].filter((x) => !bookedSeats.has(x));
+  if (bookedNotInRedis.length || bookedOnlyInRedis.length) {
+    problems.push(
+      `Redis and PostgreSQL disagree on booked seats: ${bookedNotInRedis.length} booked only in PostgreSQL, ${bookedOnlyInRedis.length} only in Redis`,
+    );
+  }
+
+  // expiry history: one row per (hold, seat), never for a seat of a confirmed booking
+  const history = await q(
+    `SELECT hold_id, seat_id, event_message_id FROM ${s}.hold_expiries WHERE event_id = $1`,
+  );
+  const rowKeys = history.map((r) => `${r.hold_id}/${r.seat_id}`);
+  const duplicateRows = rowKeys.length - new Set(rowKeys).size;
+  if (duplicateRows) {
+    problems.push(`${duplicateRows} duplicate expiry history row(s)`);
+  }
+  const confirmedHolds = new Set(
+    (await q(`SELECT hold_id FROM ${s}.bookings WHERE event_id = $1 AND status = 'CONFIRMED'`)).map(
+      (r) => r.hold_id,
+    ),
+  );
+  const expiredButBooked = history.filter((r) => confirmedHolds.has(r.hold_id)).length;
+  if (expiredButBooked) {
+    problems.push(`${expiredButBooked} seat(s) both expired and booked under the same hold`);
+  }
+
+  // every hold the client saw and then left alone (or saw refused as expired) expired: one row per seat
+  const expiredKeys = new Set(rowKeys);
+  let lost = 0;
+  let mustExpire = 0;
+  let confirmedMissing = 0;
+  for (const h of p.ledger.values()) {
+    if (h.fate === 'held' || h.fate === 'expired') {
+      for (const seat of h.seatIds) {
+        mustExpire++;
+        lost += expiredKeys.has(`${h.holdId}/${seat}`) ? 0 : 1;
+      }
+    }
+    if (h.fate === 'confirmed' && !confirmedHolds.has(h.holdId)) {
+      confirmedMissing++;
+    }
+  }
+  if (lost) {
+    problems.push(`${lost} expired seat(s) without a history row (lost SeatExpired)`);
+  }
+  if (confirmedMissing) {
+    problems.push(`${confirmedMissing} confirm(s) answered 201 without a CONFIRMED booking`);
+  }
+
+  // the topic: every history row came from a message on it; duplicates there are absorbed by the consumer
+  const onTopic = new Set(p.topicIds);
+  const rowsWithoutMessage = history.filter((r) => !onTopic.has(r.event_message_id)).length;
+  const messagesWithoutRow = [...onTopic].filter(
+    (id) => id.startsWith(`${p.eventId}:`) && !history.some((r) => r.event_message_id === id),
+  ).length;
+  if (rowsWithoutMessage || messagesWithoutRow) {
+    problems.push(
+      `${rowsWithoutMessage} row(s) without a message, ${messagesWithoutRow} message(s) without a row`,
+    );
+  }
+
+  // the outbox drained
+  const outbox = await p.redis.xlen(`hold:{${p.eventId}}:outbox`);
+  if (outbox) {
+    problems.push(`outbox still holds ${outbox} record(s)`);
+  }
+  if (stillHeld) {
+    problems.push(`${stillHeld} seat(s) still held after every hold should have expired`);
+  }
+  return {
+    problems,
+    counts: {
+      'seats booked': bookedSeats.size,
+      'expiry rows': history.length,
+      'SeatExpired on topic (distinct)': onTopic.size,
+      'SeatExpired on topic (duplicates, absorbed)': p.topicIds.length - onTopic.size,
+      'seats the client left to expire': mustExpire,
+      'lost (no history row)': lost,
+      'duplicate history rows': duplicateRows,
+      'seats still held': stillHeld,
+      'outbox records left': outbox,
+    },
+  };
+}

@@ -1,0 +1,379 @@
+/**
+ * Holds over HTTP (issue #6 items 1 and 2), the service measured side by side with its floor:
+ *   - the service: apps/seat-api as production runs it (Fastify, auth, validation, seat lock, hold script);
+ *   - the floor: bench/http/floor-server.ts, bare node:http + the same hold Lua script, nothing else.
+ * Both run as child processes against one private redis-server (so INFO commandstats sees only them),
+ * the local PostgreSQL (a throw-away schema) and the local Kafka (topics only; sweeper off).
+ *
+ *   1. uncontended: each request holds 1-4 distinct free seats of 10,000-seat events; rounds interleave
+ *      floor and service, as fast as they answer
+ *   2. the same at a fixed 2,000 requests/s: latency (target p99 < 25 ms) and Redis round trips per
+ *      hold from INFO commandstats (target <= 3)
+ *   3. flash sale: 500 connections (500 users) fighting over 1,000 seats; 409 share, and a check that
+ *      no seat was sold twice (seats in 201 answers = seats the seat map shows held)
+ *
+ * Run: npm run bench:http   (BENCH_SECONDS=4 per measured run by default)
+ */
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
+import { freePort, startPrivateRedis } from '../../test/support/private-redis';
+import { Child, spawnTs, waitUntilUp } from '../support/child';
+import { BenchService, seatId, startService } from '../support/service';
+import { load, LoadResult, share } from '../support/load';
+import { table, writeReport } from '../support/report';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const ROUNDS = 3;
+const SEATS_PER_EVENT = 10_000;
+const logFile = (name: string) => path.resolve(__dirname, '..', 'results', `${name}.log.tmp`);
+
+interface Target {
+  name: string;
+  base: string;
+  /** headers that authenticate `user` (a JWT for the service, a plain header for the floor) */
+  auth(user: number): Record<string, string>;
+  newEvent(seats: number): Promise<string>;
+}
+
+/** Hands out 1-4 distinct seats no other request got, moving to the next event when one is used up. */
+class FreshSeats {
+  private event = 0;
+  private cursor = 0;
+  private n = 0;
+  constructor(private readonly events: string[]) {}
+
+  next(): { eventId: string; seatIds: string[] } {
+    const count = 1 + (this.n++ % 4);
+    if (this.cursor + count > SEATS_PER_EVENT) {
+      this.event = (this.event + 1) % this.events.length; // wrapping round would show up as 409s
+      this.cursor = 0;
+    }
+    const seatIds = Array.from({ length: count }, (_, k) => seatId(this.cursor + k));
+    this.cursor += count;
+    return { eventId: this.events[this.event], seatIds };
+  }
+}
+
+function holdRequest(target: Target, user: number, eventId: string, seatIds: string[]) {
+  return {
+    method: 'POST',
+    path: `/v1/events/${eventId}/holds`,
+    headers: { 'content-type': 'application/json', ...target.auth(user) },
+    body: JSON.stringify({ seatIds }),
+  };
+}
+
+async function uncontended(target: Target, events: string[], rate?: number): Promise<LoadResult> {
+  const seats = new FreshSeats(events);
+  let user = 0;
+  return load({
+    url: target.base,
+    connections: rate ? 100 : 32,
+    durationSeconds: SECONDS,
+    rate,
+    next: () => {
+      const { eventId, seatIds } = seats.next();
+      return holdRequest(target, user++ % 5000, eventId, seatIds);
+    },
+  });
+}
+
+async function flashSale(target: Target) {
+  const eventId = await target.newEvent(1000);
+  let user = 0;
+  const granted: string[] = [];
+  const result = await load({
+    url: target.base,
+    connections: 500,
+    durationSeconds: SECONDS,
+    next: () => {
+      const wanted = new Set<string>();
+      const count = 1 + Math.floor(Math.random() * 4);
+      while (wanted.size < count) {
+        wanted.add(seatId(Math.floor(Math.random() * 1000)));
+      }
+      return holdRequest(target, user++ % 500, eventId, [...wanted]);
+    },
+    onResponse: (status, body) => {
+      if (status === 201) {
+        granted.push(...(JSON.parse(body) as { seatIds: string[] }).seatIds);
+      }
+    },
+  });
+  // a seat in two 201 answers would be a seat sold twice
+  return { result, eventId, granted: granted.length, duplicates: granted.length - new Set(granted).size };
+}
+
+/**
+ * Commands the service sends to Redis per hold, seen by MONITOR (which marks commands run inside a
+ * Lua script as "lua": those are not round trips). Runs apart from the timed runs: MONITOR is slow.
+ */
+async function roundTripsPerHold(redisUrl: string, target: Target, events: string[], holds: number) {
+  const Redis = (await import('ioredis')).default;
+  const monitor = new Redis(redisUrl);
+  const m = await monitor.monitor();
+  let seen: Record<string, number> = {};
+  m.on('monitor', (_time: string, args: string[], source: string) => {
+    if (!source.includes('lua')) {
+      const name = args[0].toLowerCase();
+      seen[name] = (seen[name] ?? 0) + 1;
+    }
+  });
+  const seats = new FreshSeats(events);
+  let ok = 0;
+  const started = Date.now();
+  for (let i = 0; i < holds; i++) {
+    const { eventId, seatIds } = seats.next();
+    const req = holdRequest(target, i, eventId, seatIds);
+    const res = await fetch(`${target.base}${req.path}`, {
+      method: 'POST',
+      headers: req.headers,
+      body: req.body,
+    });
+    ok += res.status === 201 ? 1 : 0;
+  }
+  await new Promise((r) => setTimeout(r, 200)); // the last lines reach the monitor
+  const during = seen;
+  // the same time again with no request: what the service sends anyway (outbox gauges, event list)
+  seen = {};
+  await new Promise((r) => setTimeout(r, Date.now() - started));
+  const idle = seen;
+  m.disconnect();
+  monitor.disconnect();
+  return { ok, during, idle };
+}
+
+const holdsPerSecond = (r: LoadResult) => Math.round((r.statuses[201] ?? 0) / r.seconds);
+const row = (name: string, r: LoadResult) => [
+  name,
+  r.requests,
+  holdsPerSecond(r),
+  r.latencyMs.p50,
+  r.latencyMs.p99,
+  r.latencyMs.p999,
+  `${share(r, 409).toFixed(1)} %`,
+  Object.entries(r.statuses)
+    .map(([s, n]) => `${s}×${n}`)
+    .join(' '),
+];
+const HEADER = ['run', 'requests', 'holds/s', 'p50 ms', 'p99 ms', 'p99.9 ms', '409 share', 'statuses'];
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function main(): Promise<void> {
+  const redis = await startPrivateRedis();
+  const floorPort = await freePort();
+  const children: Child[] = [];
+  let svc: BenchService | undefined;
+  const sections: string[] = [];
+  try {
+    svc = await startService('http', redis.url, { SWEEPER_ENABLED: 'false' });
+    const service = svc;
+    const floor = spawnTs(
+      'bench/http/floor-server.ts',
+      { FLOOR_PORT: String(floorPort), REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'floor:' },
+      logFile('http-floor'),
+    );
+    children.push(floor);
+    const floorBase = `http://127.0.0.1:${floorPort}`;
+    await waitUntilUp(`${floorBase}/health/live`, floor);
+
+    const jwt = await Promise.all(Array.from({ length: 5000 }, (_, u) => service.token(u)));
+    const targets: Record<'floor' | 'service', Target> = {
+      floor: {
+        name: 'floor',
+        base: floorBase,
+        auth: (u) => ({ 'x-user': `user-${u}` }),
+        newEvent: () => Promise.resolve(randomUUID()), // the floor has no catalogue: any id will do
+      },
+      service: {
+        name: 'service',
+        base: service.base,
+        auth: (u) => ({ authorization: `Bearer ${jwt[u]}` }),
+        newEvent: (seats) => service.createEvent(seats),
+      },
+    };
+    const eventsFor = async (t: Target, n: number) => {
+      const ids: string[] = [];
+      for (let i = 0; i < n; i++) {
+        const id = await t.newEvent(SEATS_PER_EVENT);
+        if (t.name === 'service') {
+          // a sale's event is warm: its seat map has been read, so its catalogue is cached
+          await fetch(`${service.base}/v1/events/${id}/seats`, { headers: t.auth(0) });
+        }
+        ids.push(id);
+      }
+      return ids;
+    };
+
+    // warm-up (not reported): JIT, connection pools, script cache
+    for (const t of [targets.floor, targets.service]) {
+      await uncontended(t, await eventsFor(t, 2));
+    }
+
+    // 1. uncontended, as fast as each answers; floor and service interleaved round by round
+    console.log(`creating events (${SEATS_PER_EVENT} seats each)...`);
+    const rows: (string | number)[][] = [];
+    const rates: Record<string, number[]> = { floor: [], service: [] };
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const t of [targets.floor, targets.service]) {
+        const events = await eventsFor(t, t.name === 'floor' ? 8 : 4);
+        const profiled =
+          process.env.BENCH_PROFILE && round === ROUNDS
+            ? t.name === 'service'
+              ? service.child
+              : children[0]
+            : null;
+        profiled?.proc.kill('SIGWINCH'); // starts the profile of this run
+        const r = await uncontended(t, events);
+        profiled?.proc.kill('SIGWINCH'); // writes it
+        rates[t.name].push(holdsPerSecond(r));
+        rows.push(row(`${t.name} #${round}`, r));
+        console.log(rows.at(-1)!.join('  '));
+      }
+    }
+    const ratio = median(rates.service) / median(rates.floor);
+    const t1 = table(HEADER, rows);
+    const summary1 = `median holds/s: service ${median(rates.service)}, floor ${median(rates.floor)}; service/floor = ${ratio.toFixed(2)} (target >= 0.5)`;
+    console.log(`\n1. Uncontended, 32 connections, ${SECONDS} s per run\n${t1}\n${summary1}`);
+    sections.push(
+      `## 1. Uncontended holds (1-4 seats each), 32 connections, ${SECONDS} s per run`,
+      '',
+      t1,
+      '',
+      summary1,
+      '',
+    );
+
+    // 2. fixed 2,000 requests/s, with Redis commands counted around the service's run
+    const fixedRows: (string | number)[][] = [];
+    const floorFixed = await uncontended(targets.floor, await eventsFor(targets.floor, 3), 2000);
+    fixedRows.push(row('floor @2000/s', floorFixed));
+    const serviceEvents = await eventsFor(targets.service, 3);
+    const serviceFixed = await uncontended(targets.service, serviceEvents, 2000);
+    fixedRows.push(row('service @2000/s', serviceFixed));
+    const trips = await roundTripsPerHold(
+      redis.url,
+      targets.service,
+      await eventsFor(targets.service, 1),
+      500,
+    );
+    const names = [...new Set([...Object.keys(trips.during), ...Object.keys(trips.idle)])].filter(
+      (c) => c !== 'monitor',
+    );
+    const perCommand = names.map((c) => {
+      const net = (trips.during[c] ?? 0) - (trips.idle[c] ?? 0);
+      return [c, trips.during[c] ?? 0, trips.idle[c] ?? 0, (net / trips.ok).toFixed(2)];
+    });
+    const roundTrips = perCommand.reduce((a, r) => a + Number(r[3]), 0);
+    const t2 = table(HEADER, fixedRows);
+    const t2b = table(
+      [
+        'command sent by the service',
+        `calls during ${trips.ok} holds`,
+        'calls in as long idle',
+        'per hold (net)',
+      ],
+      perCommand,
+    );
+    const summary2 = `service p99 at 2,000 requests/s: ${serviceFixed.latencyMs.p99} ms (target < 25 ms); Redis round trips per hold request: ${roundTrips.toFixed(2)} (target <= 3)`;
+    console.log(`\n2. Fixed rate 2,000 requests/s, 100 connections\n${t2}\n${t2b}\n${summary2}`);
+    sections.push(
+      '## 2. Fixed rate: 2,000 requests/s, 100 connections',
+      '',
+      t2,
+      '',
+      '### Redis round trips per hold (MONITOR, commands inside Lua scripts excluded)',
+      '',
+      t2b,
+      '',
+      summary2,
+      '',
+    );
+
+    // 3. flash sale: 500 users, 1,000 seats
+    const flashRows: (string | number)[][] = [];
+    const seatChecks: string[] = [];
+    for (const t of [targets.floor, targets.service]) {
+      const { result, eventId, granted, duplicates } = await flashSale(t);
+      flashRows.push(row(`${t.name} flash sale`, result));
+      if (t.name === 'service') {
+        const map = (await (
+          await fetch(`${service.base}/v1/events/${eventId}/seats`, { headers: t.auth(0) })
+        ).json()) as { counts: { total: number; held: number; available: number; booked: number } };
+        seatChecks.push(
+          `service: seats in 201 answers ${granted}, seats in two 201 answers ${duplicates}` +
+            ` (${duplicates === 0 && granted <= 1000 ? 'no seat sold twice' : 'DOUBLE SALE'});` +
+            ` seat map after the sale ${JSON.stringify(map.counts)} (also counts holds answered after the run stopped)`,
+        );
+      }
+    }
+    const t3 = table(HEADER, flashRows);
+    console.log(
+      `\n3. Flash sale: 500 connections, 1,000 seats, ${SECONDS} s\n${t3}\n${seatChecks.join('\n')}`,
+    );
+    sections.push(
+      `## 3. Flash sale: 500 connections (500 users), 1,000 seats, ${SECONDS} s`,
+      '',
+      t3,
+      '',
+      ...seatChecks,
+      '',
+    );
+
+    // 4. the adapter: one minimal Nest app (no auth, no lock) on Fastify and on Express, interleaved
+    const adapters: Target[] = [];
+    for (const adapter of ['fastify', 'express']) {
+      const port = await freePort();
+      const child = spawnTs(
+        'bench/http/adapter-server.ts',
+        {
+          ADAPTER: adapter,
+          ADAPTER_PORT: String(port),
+          REDIS_URL: redis.url,
+          REDIS_KEY_PREFIX: `${adapter}:`,
+        },
+        logFile(`http-${adapter}`),
+      );
+      children.push(child);
+      await waitUntilUp(`http://127.0.0.1:${port}/v1/health/live`, child);
+      adapters.push({ ...targets.floor, name: `nest-${adapter}`, base: `http://127.0.0.1:${port}` });
+    }
+    const adapterRows: (string | number)[][] = [];
+    const adapterRates: Record<string, number[]> = {};
+    for (const t of adapters) {
+      await uncontended(t, await eventsFor(t, 2)); // warm-up
+    }
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const t of adapters) {
+        const r = await uncontended(t, await eventsFor(t, 6));
+        (adapterRates[t.name] ??= []).push(holdsPerSecond(r));
+        adapterRows.push(row(`${t.name} #${round}`, r));
+      }
+    }
+    const t4 = table(HEADER, adapterRows);
+    const fastify = median(adapterRates['nest-fastify']);
+    const express = median(adapterRates['nest-express']);
+    const summary4 = `median holds/s: Fastify ${fastify}, Express ${express}; Fastify/Express = ${(fastify / express).toFixed(2)}`;
+    console.log(`\n4. Nest adapter: the same minimal app on Fastify and Express\n${t4}\n${summary4}`);
+    sections.push(
+      '## 4. Nest HTTP adapter: one minimal Nest app (ValidationPipe + hold script) on each',
+      '',
+      t4,
+      '',
+      summary4,
+      '',
+    );
+  } finally {
+    await Promise.all(children.map((c) => c.stop()));
+    await svc?.stop();
+    await redis.stop();
+  }
+  const file = writeReport('http', 'Holds over HTTP: service vs floor', 'npm run bench:http', sections);
+  console.log(`\nreport: ${file}`);
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

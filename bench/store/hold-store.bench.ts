@@ -1,0 +1,169 @@
+/**
+ * Hold store benchmark (Redis only, a private redis-server so INFO memory sees nothing else):
+ *   1. Redis bytes per held seat, many holds (issue #6 item 5; target <= 256 B)
+ *   2. one sweep with nothing due: 10,000 vs LARGE active holds (must stay flat; item 3)
+ *   3. sweeping 100,000 holds due in the same second: time until all seats are freed and recorded
+ * Run: npm run bench:store   (BENCH_LARGE=1000000 by default; lower it for a quick look)
+ */
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { loadConfig } from '@app/config';
+import { HoldIds, HoldStore } from '../../apps/seat-api/src/holds/store';
+import { startPrivateRedis } from '../../test/support/private-redis';
+import { table, writeReport } from '../support/report';
+
+const LARGE = Number(process.env.BENCH_LARGE ?? 1_000_000);
+const SMALL = 10_000;
+const DUE = Number(process.env.BENCH_DUE ?? 100_000);
+const config = loadConfig({ AUTH_JWT_SECRET: 'bench-secret-0123456789', HOLD_RETENTION_SECONDS: '86400' });
+
+async function fill(
+  store: HoldStore,
+  eventId: string,
+  holds: number,
+  seatsPerHold: number,
+  ttlMs: (i: number) => number,
+) {
+  const chunk = 2000;
+  for (let start = 0; start < holds; start += chunk) {
+    const calls: Promise<unknown>[] = [];
+    for (let i = start; i < Math.min(holds, start + chunk); i++) {
+      const seatIds = Array.from({ length: seatsPerHold }, (_, k) => `S${i * seatsPerHold + k}`);
+      calls.push(
+        store
+          .createHold({
+            eventId,
+            holdId: HoldIds.generate(eventId),
+            userId: `user-${i}`,
+            seatIds,
+            ttlMs: ttlMs(i),
+            maxLifetimeMs: 7_200_000,
+            maxSeatsPerUser: 100,
+            fencingToken: 1,
+          })
+          .then((r) => {
+            if (!r.ok) {
+              throw new Error(`fill failed: ${r.error}`);
+            }
+          }),
+      );
+    }
+    await Promise.all(calls);
+  }
+}
+
+async function usedMemory(redis: import('ioredis').default): Promise<number> {
+  const info = await redis.info('memory');
+  return Number(/used_memory:(\d+)/.exec(info)![1]);
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function main(): Promise<void> {
+  const redis = await startPrivateRedis();
+  const store = new HoldStore(redis.client, config);
+  const sections: string[] = [];
+  try {
+    // 1. memory per held seat, for 1-seat and 4-seat holds
+    const memRows: (string | number)[][] = [];
+    for (const seatsPerHold of [1, 2, 4]) {
+      const eventId = randomUUID();
+      const holds = 50_000;
+      const before = await usedMemory(redis.client);
+      await fill(store, eventId, holds, seatsPerHold, () => 3_600_000);
+      const after = await usedMemory(redis.client);
+      const perSeat = (after - before) / (holds * seatsPerHold);
+      memRows.push([
+        seatsPerHold,
+        holds,
+        holds * seatsPerHold,
+        Math.round(perSeat),
+        Math.round((after - before) / holds),
+      ]);
+      await redis.client.flushall();
+    }
+    const mem = table(
+      ['seats per hold', 'holds', 'seats held', 'bytes per held seat', 'bytes per hold'],
+      memRows,
+    );
+    console.log(`\nRedis memory per held seat (INFO used_memory delta)\n${mem}`);
+    sections.push('## Redis memory per held seat', '', mem, '');
+
+    // 2. sweep with nothing due: SMALL vs LARGE active holds
+    const small = randomUUID();
+    const large = randomUUID();
+    await fill(store, small, SMALL, 1, () => 3_600_000);
+    console.log(`filling ${LARGE} holds...`);
+    await fill(store, large, LARGE, 1, () => 3_600_000);
+    const times: Record<string, number[]> = { small: [], large: [] };
+    for (let i = 0; i < 400; i++) {
+      for (const [name, eventId] of [
+        ['small', small],
+        ['large', large],
+      ] as const) {
+        const t0 = performance.now();
+        const r = await store.sweepEvent(eventId, 500);
+        times[name].push(performance.now() - t0);
+        if (r.expiredSeats !== 0) {
+          throw new Error('nothing should be due');
+        }
+      }
+    }
+    const rows = (['small', 'large'] as const).map((name) => {
+      const s = times[name].sort((a, b) => a - b);
+      return [name === 'small' ? SMALL : LARGE, percentile(s, 50).toFixed(3), percentile(s, 99).toFixed(3)];
+    });
+    const ratio = (Number(rows[1][1]) / Number(rows[0][1])).toFixed(2);
+    const flat = table(['active holds', 'sweep p50 ms', 'sweep p99 ms'], rows);
+    console.log(
+      `\nOne sweep with nothing due (400 interleaved runs each)\n${flat}\nratio p50 large/small: ${ratio}`,
+    );
+    sections.push(
+      '## One sweep with nothing due',
+      '',
+      flat,
+      '',
+      `Ratio of p50 (large / small): ${ratio}`,
+      '',
+    );
+    await redis.client.flushall();
+
+    // 3. DUE holds expiring in the same second
+    const eventId = randomUUID();
+    const dueAt = Date.now() + 20_000 + DUE / 10; // leave time to create them all first
+    await fill(store, eventId, DUE, 1, () => dueAt - Date.now());
+    while (Date.now() < dueAt + 1000) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const t0 = performance.now();
+    let freed = 0;
+    let sweeps = 0;
+    for (;;) {
+      const r = await store.sweepEvent(eventId, 500);
+      freed += r.expiredSeats;
+      sweeps++;
+      if (!r.more) {
+        break;
+      }
+    }
+    const elapsed = performance.now() - t0;
+    const outbox = await redis.client.xlen(store.outboxKey(eventId));
+    const due = table(
+      ['holds due', 'seats freed', 'outbox records', 'sweep calls', 'seconds', 'seats/s'],
+      [[DUE, freed, outbox, sweeps, (elapsed / 1000).toFixed(2), Math.round(freed / (elapsed / 1000))]],
+    );
+    console.log(`\nSweeping ${DUE} holds due in the same second (one sweeper, batch 500)\n${due}`);
+    sections.push(`## Sweeping ${DUE} holds due in the same second`, '', due, '');
+  } finally {
+    await redis.stop();
+  }
+  const file = writeReport('store', 'Hold store benchmark', 'npm run bench:store', sections);
+  console.log(`\nreport: ${file}`);
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
