@@ -25,7 +25,10 @@ import { HoldIds, HoldStore } from '../../apps/seat-api/src/holds/store';
 
 const config = loadConfig({ AUTH_JWT_SECRET: 'adapter-secret-0123456789' });
 const store = new HoldStore(
-  new Redis(process.env.REDIS_URL!, { keyPrefix: process.env.REDIS_KEY_PREFIX }),
+  new Redis(process.env.REDIS_URL!, {
+    keyPrefix: process.env.REDIS_KEY_PREFIX,
+    enableAutoPipelining: config.redis.autoPipelining,
+  }),
   config,
 );
 

@@ -11,7 +11,11 @@ import { loadConfig } from '@app/config';
 import { HoldIds, HoldStore } from '../../apps/seat-api/src/holds/store';
 
 const config = loadConfig({ AUTH_JWT_SECRET: 'floor-secret-0123456789' });
-const redis = new Redis(process.env.REDIS_URL!, { keyPrefix: process.env.REDIS_KEY_PREFIX });
+// the service's own Redis switch (REDIS_AUTO_PIPELINING), so both sides write to Redis the same way
+const redis = new Redis(process.env.REDIS_URL!, {
+  keyPrefix: process.env.REDIS_KEY_PREFIX,
+  enableAutoPipelining: config.redis.autoPipelining,
+});
 const store = new HoldStore(redis, config);
 const route = /^\/v1\/events\/([0-9a-f-]{36})\/holds$/;
 

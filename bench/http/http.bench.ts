@@ -16,12 +16,14 @@
  */
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
 import * as path from 'node:path';
 import { freePort, startPrivateRedis } from '../../test/support/private-redis';
 import { Child, spawnTs, waitUntilUp } from '../support/child';
 import { BenchService, seatId, startService } from '../support/service';
 import { load, LoadResult, share } from '../support/load';
 import { table, writeReport } from '../support/report';
+import { processCpuMs, redisCpuMs } from '../support/cpu-time';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = 3;
@@ -228,6 +230,13 @@ async function main(): Promise<void> {
       eventsPerRun[t.name] = eventsForRate(warm.requests / warm.seconds);
     }
     const ranOut: string[] = [];
+    // CPU per hold, summed over the rounds: the process under test, and Redis while it is driven
+    const pids: Record<string, number> = { floor: children[0].proc.pid!, service: service.child.proc.pid! };
+    const cpu: Record<string, { process: number; redis: number; holds: number }> = {
+      floor: { process: 0, redis: 0, holds: 0 },
+      service: { process: 0, redis: 0, holds: 0 },
+    };
+    const redisInfo = new Redis(redis.url);
 
     // 1. uncontended, as fast as each answers; floor and service interleaved round by round
     console.log(`creating events (${SEATS_PER_EVENT} seats each)...`);
@@ -243,7 +252,11 @@ async function main(): Promise<void> {
               : children[0]
             : null;
         profiled?.proc.kill('SIGWINCH'); // starts the profile of this run
+        const before = { process: processCpuMs(pids[t.name]), redis: await redisCpuMs(redisInfo) };
         const r = await uncontended(t, events);
+        cpu[t.name].process += processCpuMs(pids[t.name]) - before.process;
+        cpu[t.name].redis += (await redisCpuMs(redisInfo)) - before.redis;
+        cpu[t.name].holds += r.statuses[201] ?? 0;
         profiled?.proc.kill('SIGWINCH'); // writes it
         rates[t.name].push(holdsPerSecond(r));
         rows.push(row(`${t.name} #${round}`, r));
@@ -254,7 +267,19 @@ async function main(): Promise<void> {
       }
     }
     const ratio = median(rates.service) / median(rates.floor);
-    const t1 = table(HEADER, rows);
+    redisInfo.disconnect();
+    const usPerHold = (t: string, what: 'process' | 'redis') =>
+      Math.round((cpu[t][what] * 1000) / Math.max(1, cpu[t].holds));
+    const cpuTable = table(
+      ['CPU per hold (user + system)', 'floor µs', 'service µs', 'service / floor'],
+      (['process', 'redis'] as const).map((what) => [
+        what === 'process' ? 'HTTP server process' : 'Redis server',
+        usPerHold('floor', what),
+        usPerHold('service', what),
+        (usPerHold('service', what) / usPerHold('floor', what)).toFixed(2),
+      ]),
+    );
+    const t1 = `${table(HEADER, rows)}\n\n${cpuTable}`;
     const summary1 =
       `median holds/s: service ${median(rates.service)}, floor ${median(rates.floor)}; service/floor = ${ratio.toFixed(2)} (target >= 0.5)` +
       (ranOut.length > 0

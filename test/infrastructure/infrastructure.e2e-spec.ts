@@ -60,6 +60,30 @@ describe('Redis client', () => {
     expect(performance.now() - started).toBeLessThan(3000);
     dead.disconnect();
   });
+
+  it('sends the commands of one event-loop turn in one write, each keeping its own answer or error', async () => {
+    const redis = createRedisClient({ ...config.redis, name: 'test-pipelining' });
+    const plain = createRedisClient({ ...config.redis, autoPipelining: false, name: 'test-plain' });
+    await Promise.all([connectRedis(redis), connectRedis(plain)]);
+    try {
+      expect(config.redis.autoPipelining).toBe(true); // the default
+      const calls = [
+        redis.set('pipelined', 'v', 'PX', 10_000),
+        redis.eval(`return redis.call('INCR', KEYS[1])`, 1, 'pipelined'), // not an integer: fails alone
+        redis.get('pipelined'),
+      ];
+      expect(redis.autoPipelineQueueSize).toBe(3); // queued for one write, not sent one by one
+      const [set, incr, get] = await Promise.allSettled(calls);
+      expect(set).toEqual({ status: 'fulfilled', value: 'OK' });
+      expect(incr.status).toBe('rejected');
+      expect(get).toEqual({ status: 'fulfilled', value: 'v' });
+      const direct = plain.get('pipelined');
+      expect(plain.autoPipelineQueueSize).toBe(0); // REDIS_AUTO_PIPELINING=false writes at once
+      expect(await direct).toBe('v');
+    } finally {
+      await Promise.all([redis.quit(), plain.quit()]);
+    }
+  });
 });
 
 describe('Kafka broker', () => {

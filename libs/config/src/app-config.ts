@@ -30,6 +30,7 @@ export class AppConfig {
       keyPrefix: e.REDIS_KEY_PREFIX,
       connectTimeoutMs: e.REDIS_CONNECT_TIMEOUT_MS,
       commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
+      autoPipelining: e.REDIS_AUTO_PIPELINING,
     };
   }
 
