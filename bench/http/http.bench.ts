@@ -69,12 +69,15 @@ function holdRequest(target: Target, user: number, eventId: string, seatIds: str
   };
 }
 
+/** FreshSeats asks for 1, 2, 3, 4, 1, ... seats in turn. */
+const MEAN_SEATS_PER_REQUEST = 2.5;
+
 /**
  * Events enough for one run at `requestsPerSecond` with twice the room: a run that runs out of seats
  * turns holds into 409s and caps holds/s at the seats provided, which would measure the bench, not the target.
  */
 const eventsForRate = (requestsPerSecond: number) =>
-  Math.ceil((requestsPerSecond * SECONDS * 2 * 2.5) / SEATS_PER_EVENT) + 1;
+  Math.ceil((requestsPerSecond * SECONDS * 2 * MEAN_SEATS_PER_REQUEST) / SEATS_PER_EVENT) + 1;
 
 async function uncontended(
   target: Target,

@@ -4,6 +4,7 @@
  */
 import Redis from 'ioredis';
 import { Db, openDb } from '../support/db';
+import { storeSnapshot } from '../support/store-snapshot';
 import { Api, createEvent, startApi } from '../support/seat-api';
 
 let api: Api;
@@ -35,14 +36,7 @@ afterAll(async () => {
   await api?.close();
 });
 
-/** Every Redis key of this test file, dumped, plus the bookings: what "nothing changed" means. */
-const snapshot = async () => {
-  const keys = (await redis.keys(`${process.env.REDIS_KEY_PREFIX}hold:*`)).sort();
-  const values = await Promise.all(
-    keys.map(async (k) => [k, (await redis.dumpBuffer(k))?.toString('base64')]),
-  );
-  return JSON.stringify({ values, bookings: await db.count('bookings') });
-};
+const snapshot = () => storeSnapshot(redis, db);
 
 it('a hold without ttlSeconds gets the default ttl (300 s)', async () => {
   const r = await api.call('GET', `/v1/holds/${holdId}`, { token: alice });

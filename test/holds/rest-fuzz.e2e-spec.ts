@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import Redis from 'ioredis';
 import { SignJWT } from 'jose';
 import { Db, openDb } from '../support/db';
+import { storeSnapshot } from '../support/store-snapshot';
 import { Api, createEvent, startApi } from '../support/seat-api';
 
 jest.setTimeout(240_000);
@@ -41,20 +42,7 @@ afterAll(async () => {
   await api?.close();
 });
 
-/** Everything a refused request could have touched: this file's Redis keys, dumped, and row counts. */
-async function snapshot(): Promise<string> {
-  const keys = (await redis.keys(`${process.env.REDIS_KEY_PREFIX}*`))
-    .filter((k) => !k.includes('lock'))
-    .sort();
-  const values = await Promise.all(
-    keys.map(async (k) => [k, (await redis.dumpBuffer(k))?.toString('base64')]),
-  );
-  const counts: number[] = [];
-  for (const table of ['events', 'seats', 'bookings', 'booking_seats']) {
-    counts.push(await db.count(table)); // one client: one query at a time
-  }
-  return JSON.stringify({ values, counts });
-}
+const snapshot = () => storeSnapshot(redis, db);
 
 // ---- arbitraries: pieces that are always wrong --------------------------------------------------------
 

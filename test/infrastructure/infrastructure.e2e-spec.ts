@@ -62,11 +62,11 @@ describe('Redis client', () => {
   });
 
   it('sends the commands of one event-loop turn in one write, each keeping its own answer or error', async () => {
-    const redis = createRedisClient({ ...config.redis, name: 'test-pipelining' });
+    const redis = createRedisClient({ ...config.redis, autoPipelining: true, name: 'test-pipelining' });
     const plain = createRedisClient({ ...config.redis, autoPipelining: false, name: 'test-plain' });
     await Promise.all([connectRedis(redis), connectRedis(plain)]);
     try {
-      expect(config.redis.autoPipelining).toBe(true); // the default
+      expect(loadConfig({ AUTH_JWT_SECRET: 'x'.repeat(32) }).redis.autoPipelining).toBe(true); // the default
       const calls = [
         redis.set('pipelined', 'v', 'PX', 10_000),
         redis.eval(`return redis.call('INCR', KEYS[1])`, 1, 'pipelined'), // not an integer: fails alone
