@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # The README's run command (`npm start`): brings up PostgreSQL, Redis and Kafka (Docker Compose when a
-# Docker engine answers, otherwise the local services via scripts/infra.sh), builds both apps, then runs
-# the expiry consumer in the background and the seat API in the foreground. Ctrl-C stops both.
+# Docker engine answers, otherwise the local services via scripts/infra.sh), builds both apps when their
+# sources changed, then runs the seat API and the expiry consumer side by side. If either process dies,
+# the script says which one and stops the other (a half-running service is worse than a stopped one);
+# Ctrl-C stops both.
+#
+# Configuration: each app loads `.env` itself (libs/config/src/dot-env.ts), and a variable already set in
+# the environment wins over the file, so `PORT=3100 npm start` listens on 3100.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -10,7 +15,7 @@ cd "$root"
 
 if docker info >/dev/null 2>&1; then
   echo "[start] Docker engine found: docker compose up"
-  docker compose up -d --wait
+  docker compose up -d --wait postgres redis kafka
 else
   echo "[start] no Docker engine: local services via scripts/infra.sh"
   bash scripts/infra.sh up
@@ -20,15 +25,45 @@ if [ ! -f .env ]; then
   cp .env.example .env
   echo "[start] created .env from .env.example (edit it to change ports, limits, secrets)"
 fi
-set -a
-# shellcheck disable=SC1091
-. ./.env
-set +a
 
-npm run --silent build
+# Rebuild only when a source, config or lock file is newer than the last build.
+stamp=dist/.build-stamp
+if [ ! -f "$stamp" ] || [ -n "$(find apps libs package.json package-lock.json tsconfig.json tsconfig.build.json nest-cli.json -newer "$stamp" -type f -print -quit)" ]; then
+  echo "[start] building"
+  npm run --silent build
+  touch "$stamp"
+else
+  echo "[start] build is up to date"
+fi
 
-node dist/apps/expiry-consumer/src/main.js &
-consumer=$!
-trap 'kill "$consumer" 2>/dev/null || true; wait "$consumer" 2>/dev/null || true' EXIT INT TERM
+pids=()
+names=()
+run() { # name, then the command
+  local name=$1
+  shift
+  "$@" &
+  pids+=("$!")
+  names+=("$name")
+}
+stop_all() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
+trap 'stop_all; exit 130' INT TERM
 
-node dist/apps/seat-api/src/main.js
+run expiry-consumer node dist/apps/expiry-consumer/src/main.js
+run seat-api node dist/apps/seat-api/src/main.js
+
+# Whichever process ends first ends the run.
+set +e
+wait -n "${pids[@]}"
+status=$?
+set -e
+for i in "${!pids[@]}"; do
+  if ! kill -0 "${pids[$i]}" 2>/dev/null; then
+    echo "[start] ${names[$i]} exited (status $status); stopping the other process" >&2
+    break
+  fi
+done
+stop_all
+exit "$status"

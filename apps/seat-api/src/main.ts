@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
-import { loadConfig } from '@app/config';
+import { exitOnBootFailure, loadConfig, loadDotEnv } from '@app/config';
 import { createSeatApi } from './bootstrap/create-app';
 
 async function main(): Promise<void> {
+  loadDotEnv();
   const config = loadConfig();
   const app = await createSeatApi();
   await app.listen(config.http.port, config.http.host);
@@ -13,8 +14,4 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((e: unknown) => {
-  // Config errors name the variable; anything else is logged with its stack before exiting.
-  console.error(e instanceof Error ? (e.stack ?? e.message) : e);
-  process.exit(1);
-});
+main().catch(exitOnBootFailure);
