@@ -1,0 +1,28 @@
+# One image for both apps (seat-api is the default command; the expiry consumer runs the same image with
+# `node dist/apps/expiry-consumer/src/main.js`). Multi-stage: the build stage has the dev tools, the
+# runtime stage only production dependencies and the compiled JavaScript, and runs as a non-root user.
+# Node 22: the version the dependencies declare (engines in package.json).
+
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY nest-cli.json tsconfig.json tsconfig.build.json ./
+COPY apps ./apps
+COPY libs ./libs
+RUN npm run build
+
+FROM node:22-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    LOG_FORMAT=json
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+USER node
+EXPOSE 3000 3001
+# Liveness only (no dependency): readiness (/health) is for the load balancer, not for restarting.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.HEALTH_PORT||process.env.PORT||3000)+'/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+CMD ["node", "dist/apps/seat-api/src/main.js"]
