@@ -174,6 +174,15 @@ export class DistributedLockService implements OnApplicationShutdown {
     }
   }
 
+  /**
+   * The key of the fencing counter that locks on `key` draw their tokens from (one per hash tag), without
+   * the client's keyPrefix (ioredis adds it). A store that checks tokens declares it as a script KEY: it
+   * shares the tag's slot, so the script can compare a token with the counter atomically.
+   */
+  fenceKey(key: string): string {
+    return fenceKey(this.prefix, key);
+  }
+
   /** One attempt, no waiting: the handle, or null when someone else holds it. */
   async tryAcquire(
     keys: string | readonly string[],
