@@ -68,6 +68,10 @@ export class AppConfig {
     };
   }
 
+  get catalogue() {
+    return { cacheMaxBytes: this.env.CATALOGUE_CACHE_MAX_BYTES };
+  }
+
   get expiry() {
     const e = this.env;
     return {

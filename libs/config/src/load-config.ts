@@ -13,7 +13,8 @@ export class ConfigValidationError extends Error {
 
 /**
  * Reads and validates the environment once. Empty strings count as unset so that
- * `FOO=` in an .env file falls back to the default instead of failing obscurely.
+ * `FOO=` in an .env file falls back to the default instead of failing obscurely; a value of spaces
+ * is not empty and is refused where a number or boolean is expected.
  */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   const raw: Record<string, string> = {};
@@ -22,23 +23,27 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       raw[k] = v;
     }
   }
-  const env = plainToInstance(Environment, raw, {
-    enableImplicitConversion: true,
-    exposeDefaultValues: true,
-  });
+  // no implicit conversion: it turned 'false' into true before any transform ran. Numbers and booleans
+  // are parsed explicitly by their decorators (env-value.decorators.ts); the rest stay text.
+  const env = plainToInstance(Environment, raw, { exposeDefaultValues: true });
   const errors = validateSync(env, { whitelist: false, skipMissingProperties: false });
-  const problems = errors.flatMap((e) =>
-    Object.values(e.constraints ?? {}).map((msg) =>
-      msg.startsWith(e.property) ? msg : `${e.property}: ${msg} (got ${JSON.stringify(raw[e.property])})`,
-    ),
-  );
+  const problems = errors.flatMap((e) => {
+    // only the first failure per variable: 'abc' is not also "must be at least 1"
+    const msg = Object.values(e.constraints ?? {})[0] ?? `${e.property} is not valid`;
+    const text = msg.startsWith(e.property) ? msg : `${e.property}: ${msg}`;
+    return [e.property in raw ? `${text} (got ${JSON.stringify(raw[e.property])})` : text];
+  });
   const h = env;
-  if (h.HOLD_MIN_TTL_SECONDS > h.HOLD_MAX_TTL_SECONDS) {
+  const ttlsParsed = [h.HOLD_MIN_TTL_SECONDS, h.HOLD_DEFAULT_TTL_SECONDS, h.HOLD_MAX_TTL_SECONDS].every(
+    (v) => typeof v === 'number',
+  );
+  if (ttlsParsed && h.HOLD_MIN_TTL_SECONDS > h.HOLD_MAX_TTL_SECONDS) {
     problems.push('HOLD_MIN_TTL_SECONDS must not exceed HOLD_MAX_TTL_SECONDS');
   }
   if (
-    h.HOLD_DEFAULT_TTL_SECONDS < h.HOLD_MIN_TTL_SECONDS ||
-    h.HOLD_DEFAULT_TTL_SECONDS > h.HOLD_MAX_TTL_SECONDS
+    ttlsParsed &&
+    (h.HOLD_DEFAULT_TTL_SECONDS < h.HOLD_MIN_TTL_SECONDS ||
+      h.HOLD_DEFAULT_TTL_SECONDS > h.HOLD_MAX_TTL_SECONDS)
   ) {
     problems.push('HOLD_DEFAULT_TTL_SECONDS must lie within [HOLD_MIN_TTL_SECONDS, HOLD_MAX_TTL_SECONDS]');
   }
