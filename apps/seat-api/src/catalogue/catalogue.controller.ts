@@ -1,20 +1,12 @@
-import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiError } from '../common/api-error';
 import { ApiErrors } from '../common/api-errors.decorator';
+import { eventIdPipe } from '../common/pipes/event-id.pipe';
 import { Roles } from '../auth/auth.decorators';
 import { HoldStore } from '../holds/store';
 import { CatalogueService } from './catalogue.service';
 import { CreateEventDto } from './dto/create-event.dto';
 import { CreatedEventView, SeatMapView, SeatView } from './seat-map.view';
-
-export const uuidPipe = new ParseUUIDPipe({
-  version: '4',
-  exceptionFactory: () =>
-    new ApiError(400, 'VALIDATION_FAILED', 'eventId must be a UUID', [
-      { field: 'eventId', message: 'must be a UUID' },
-    ]),
-});
 
 @ApiTags('events')
 @ApiBearerAuth()
@@ -39,7 +31,7 @@ export class CatalogueController {
   @ApiOperation({ summary: 'Seat map: every seat AVAILABLE, HELD or BOOKED (never who holds it)' })
   @ApiResponse({ status: 200, type: SeatMapView })
   @ApiErrors([404, 'EVENT_NOT_FOUND'], [503, 'DEPENDENCY_UNAVAILABLE'])
-  async seatMap(@Param('eventId', uuidPipe) eventId: string): Promise<SeatMapView> {
+  async seatMap(@Param('eventId', eventIdPipe) eventId: string): Promise<SeatMapView> {
     const seats = await this.catalogue.requireSeats(eventId);
     const states = await this.holds.seatStates(eventId);
     let held = 0;

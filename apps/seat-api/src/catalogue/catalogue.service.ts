@@ -1,36 +1,34 @@
-import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { AppConfig } from '@app/config';
 import { BookingSeatEntity, EventEntity, SeatEntity } from '@app/database';
 import { ApiError } from '../common/api-error';
 import { HoldStore } from '../holds/store';
 import { CreateEventDto } from './dto/create-event.dto';
+import { CatalogueSeat, SeatCache, SeatsById } from './seat-cache';
 
 /** Most seats one event may have (the seat map is one Redis hash per event). */
 export const MAX_SEATS_PER_EVENT = 100_000;
 
-export interface CatalogueSeat {
-  seatId: string;
-  section: string;
-  row: string;
-  number: number;
-  category: string;
-}
-
 /**
  * Events and their seats (PostgreSQL). A seat layout never changes once created, so each event's seats
- * are cached in memory after the first read: the hot paths (hold, seat map) then touch only Redis.
+ * are cached in memory after the first read (bounded, see SeatCache): the hot paths (hold, seat map) then
+ * touch only Redis. Event ids arrive canonical (lower case) from the edge.
  */
 @Injectable()
-export class CatalogueService implements OnApplicationBootstrap {
+export class CatalogueService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Catalogue');
-  private readonly seatCache = new Map<string, Promise<Map<string, CatalogueSeat> | null>>();
+  private readonly seatCache: SeatCache;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly holds: HoldStore,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.seatCache = new SeatCache(config.catalogue.cacheMaxBytes, (eventId) => this.loadSeats(eventId));
+  }
 
   async createEvent(dto: CreateEventDto): Promise<{ eventId: string; seatCount: number }> {
     const seats: SeatEntity[] = [];
@@ -87,21 +85,11 @@ export class CatalogueService implements OnApplicationBootstrap {
   }
 
   /** The event's seats by id, or null when the event does not exist. */
-  seatsOf(eventId: string): Promise<Map<string, CatalogueSeat> | null> {
-    let cached = this.seatCache.get(eventId);
-    if (!cached) {
-      cached = this.loadSeats(eventId);
-      this.seatCache.set(eventId, cached);
-      // a miss (unknown event) or a failed read must not be cached forever
-      cached.then(
-        (v) => v === null && this.seatCache.delete(eventId),
-        () => this.seatCache.delete(eventId),
-      );
-    }
-    return cached;
+  seatsOf(eventId: string): Promise<SeatsById | null> {
+    return this.seatCache.get(eventId);
   }
 
-  async requireSeats(eventId: string): Promise<Map<string, CatalogueSeat>> {
+  async requireSeats(eventId: string): Promise<SeatsById> {
     const seats = await this.seatsOf(eventId);
     if (!seats) {
       throw new ApiError(404, 'EVENT_NOT_FOUND', `Event ${eventId} does not exist`);
@@ -129,7 +117,12 @@ export class CatalogueService implements OnApplicationBootstrap {
     }
   }
 
-  private async loadSeats(eventId: string): Promise<Map<string, CatalogueSeat> | null> {
+  /** Gives the cache's bytes back to its metrics (tests build several apps in one process). */
+  onModuleDestroy(): void {
+    this.seatCache.clear();
+  }
+
+  private async loadSeats(eventId: string): Promise<SeatsById | null> {
     const event = await this.db
       .getRepository(EventEntity)
       .findOne({ where: { id: eventId }, select: { id: true } });
@@ -141,8 +134,8 @@ export class CatalogueService implements OnApplicationBootstrap {
     const rows = await this.db
       .getRepository(SeatEntity)
       .find({ where: { eventId }, order: { seatId: 'ASC' } });
-    // only what the seat map shows: the cache holds every seat of every event an instance has served
-    return new Map(
+    // only what the seat map shows: every byte here is multiplied by the seats of each cached event
+    return new Map<string, CatalogueSeat>(
       rows.map(({ seatId, section, row, number, category }) => [
         seatId,
         { seatId, section, row, number, category },

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@n
 import type { FastifyReply } from 'fastify';
 import { AuthUser } from '../auth/auth-user';
 import { CurrentUser } from '../auth/auth.decorators';
-import { uuidPipe } from '../catalogue/catalogue.controller';
+import { eventIdPipe as uuidPipe } from '../common/pipes/event-id.pipe';
 import { ApiError } from '../common/api-error';
 import { ApiErrors } from '../common/api-errors.decorator';
 import { ConfirmHoldDto } from './dto/confirm-hold.dto';

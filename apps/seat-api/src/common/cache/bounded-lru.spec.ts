@@ -1,0 +1,56 @@
+import { register } from 'prom-client';
+import { BoundedLru } from './bounded-lru';
+
+async function metric(name: string, cache: string): Promise<number> {
+  const m = await register.getSingleMetric(name)!.get();
+  return m.values.find((v) => v.labels.cache === cache)?.value ?? 0;
+}
+
+describe('BoundedLru', () => {
+  it('evicts the least recently used entries to stay within its byte budget, and counts them', async () => {
+    const lru = new BoundedLru<string, string>({ name: 'spec_bytes', maxBytes: 100 });
+    lru.set('a', 'A', 40);
+    lru.set('b', 'B', 40);
+    expect(lru.get('a')).toBe('A'); // a is now the most recent: b goes first
+    lru.set('c', 'C', 40);
+    expect(lru.get('b')).toBeUndefined();
+    expect(lru.get('a')).toBe('A');
+    expect(lru.get('c')).toBe('C');
+    expect(lru.bytes).toBe(80);
+    expect(await metric('memory_cache_bytes', 'spec_bytes')).toBe(80);
+    expect(await metric('memory_cache_entries', 'spec_bytes')).toBe(2);
+    expect(await metric('memory_cache_evictions_total', 'spec_bytes')).toBe(1);
+  });
+
+  it('keeps the newest entry alone when it exceeds the whole budget', () => {
+    const lru = new BoundedLru<string, string>({ name: 'spec_oversize', maxBytes: 100 });
+    lru.set('a', 'A', 50);
+    lru.set('big', 'BIG', 500);
+    expect(lru.size).toBe(1);
+    expect(lru.get('big')).toBe('BIG');
+    lru.set('b', 'B', 10);
+    expect(lru.get('big')).toBeUndefined();
+    expect(lru.bytes).toBe(10);
+  });
+
+  it('honours an entry cap whatever the sizes', () => {
+    const lru = new BoundedLru<number, number>({ name: 'spec_entries', maxBytes: 1e9, maxEntries: 3 });
+    for (let i = 0; i < 10; i++) {
+      lru.set(i, i, 1);
+    }
+    expect(lru.size).toBe(3);
+    expect([7, 8, 9].map((k) => lru.get(k))).toEqual([7, 8, 9]);
+  });
+
+  it('replaces an entry without counting it twice, and clear() gives back its bytes', async () => {
+    const lru = new BoundedLru<string, string>({ name: 'spec_clear', maxBytes: 1000 });
+    lru.set('a', 'A', 100);
+    lru.set('a', 'A2', 200);
+    expect(lru.bytes).toBe(200);
+    expect(await metric('memory_cache_bytes', 'spec_clear')).toBe(200);
+    lru.clear();
+    expect(lru.size).toBe(0);
+    expect(await metric('memory_cache_bytes', 'spec_clear')).toBe(0);
+    expect(await metric('memory_cache_entries', 'spec_clear')).toBe(0);
+  });
+});
