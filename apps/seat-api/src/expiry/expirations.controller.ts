@@ -1,11 +1,13 @@
-import { Controller, DefaultValuePipe, Get, Param, ParseIntPipe, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { HoldExpiryEntity } from '@app/database';
 import { Roles } from '../auth/auth.decorators';
-import { uuidPipe } from '../catalogue/catalogue.controller';
-import { ApiError } from '../common/api-error';
+import { ApiErrors } from '../common/api-errors.decorator';
+import { eventIdPipe } from '../common/pipes/event-id.pipe';
+import { ExpirationsPageView } from './dto/expirations-page.view';
+import { ListExpirationsQuery } from './dto/list-expirations.query';
 
 /** Admin view of what expired in an event, as the expiry consumer recorded it from Kafka. */
 @ApiTags('events')
@@ -17,16 +19,13 @@ export class ExpirationsController {
   @Get(':eventId/expirations')
   @Roles('admin')
   @ApiOperation({ summary: 'Seat expirations of an event, newest first (admin)' })
+  @ApiResponse({ status: 200, type: ExpirationsPageView })
+  @ApiErrors([403, 'FORBIDDEN'])
   async list(
-    @Param('eventId', uuidPipe) eventId: string,
-    @Query('limit', new DefaultValuePipe(100), ParseIntPipe) limit: number,
-    @Query('offset', new DefaultValuePipe(0), ParseIntPipe) offset: number,
-  ) {
-    if (limit < 1 || limit > 1000 || offset < 0) {
-      throw new ApiError(400, 'VALIDATION_FAILED', 'limit must be 1-1000 and offset >= 0', [
-        { field: 'limit', message: '1-1000' },
-      ]);
-    }
+    @Param('eventId', eventIdPipe) eventId: string,
+    // validated by the global pipe like a body: bounds, integers only, unknown parameters refused
+    @Query() { limit, offset }: ListExpirationsQuery,
+  ): Promise<ExpirationsPageView> {
     const [rows, total] = await this.db.getRepository(HoldExpiryEntity).findAndCount({
       where: { eventId },
       order: { expiredAt: 'DESC', seatId: 'ASC' },
