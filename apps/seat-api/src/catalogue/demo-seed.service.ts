@@ -9,7 +9,14 @@ import { HoldStore } from '../holds/store';
 /** Fixed id, so seeding is idempotent across restarts and instances. */
 export const DEMO_EVENT_ID = '00000000-0000-4000-8000-00000000d3e0';
 
-/** With SEED_DEMO_EVENT=true: a 10 × 20 demo hall, and a ready-made token printed for trying the API. */
+/**
+ * With SEED_DEMO_EVENT=true: a 10 × 20 demo hall, and a ready-made token printed for trying the API.
+ * With it off (the default) nothing is seeded and nothing is printed.
+ *
+ * The printed token is a plain user's (no roles): a log line is read by whoever reads logs, so it must
+ * never carry a credential that can create events or read every user's expirations. It is signed with
+ * the real secret (it has to work) and names the configured issuer, if any.
+ */
 @Injectable()
 export class DemoSeedService implements OnApplicationBootstrap {
   private readonly logger = new Logger('DemoSeed');
@@ -54,15 +61,16 @@ export class DemoSeedService implements OnApplicationBootstrap {
     });
     await this.holds.registerEvent(DEMO_EVENT_ID);
     const secret = new TextEncoder().encode(this.config.auth.jwtSecret);
-    const token = await new SignJWT({ roles: ['admin'] })
+    const jwt = new SignJWT({ roles: [] })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject('demo-user')
-      .setExpirationTime('12h')
-      .sign(secret);
+      .setExpirationTime('12h');
+    const issuer = this.config.auth.issuer;
+    const token = await (issuer ? jwt.setIssuer(issuer) : jwt).sign(secret);
     const base = `http://${this.config.http.host}:${this.config.http.port}`;
     this.logger.log(
       [
-        `demo event ${DEMO_EVENT_ID} (200 seats, HALL-A-1 .. HALL-J-20). Try:`,
+        `demo event ${DEMO_EVENT_ID} (200 seats, HALL-A-1 .. HALL-J-20). Try, as user demo-user (no admin role):`,
         `  export TOKEN=${token}`,
         `  curl -s -H "Authorization: Bearer $TOKEN" ${base}/v1/events/${DEMO_EVENT_ID}/seats | head -c 400`,
         `  curl -s -X POST -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"seatIds":["HALL-A-1","HALL-A-2"]}' ${base}/v1/events/${DEMO_EVENT_ID}/holds`,
