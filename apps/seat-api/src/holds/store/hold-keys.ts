@@ -9,6 +9,12 @@
  *   users   HASH  userId -> comma-separated hids of that user's live holds (per-user seat cap)
  *   outbox  STREAM one SeatExpired record per freed seat, appended by the script that freed it
  *   gc      ZSET  hid -> when an ended hold may be forgotten (after the retention period)
+ *
+ * Each script also gets, as KEYS[7], the lock library's fencing counter of the event's seat locks
+ * (`DistributedLockService.fenceKey('{<eventId>}')`, `lock:fence:{<eventId>}` by default): the seat lock keys
+ * `seat:{<eventId>}:<seatId>` carry the same tag, so the counter lives in this slot too and a script can
+ * compare a token with it (see lua/prelude.lua.ts, fenced()). The store never INCRs it; it only raises
+ * it to a seat's fence after Redis lost the counter.
  */
 export interface EventKeys {
   seats: string;
@@ -31,7 +37,7 @@ export function eventKeys(eventId: string): EventKeys {
   };
 }
 
-/** In the order every hold script declares them as KEYS[1..6]. */
+/** In the order every hold script declares them as KEYS[1..6] (the fence counter follows as KEYS[7]). */
 export function eventKeyList(eventId: string): string[] {
   const k = eventKeys(eventId);
   return [k.seats, k.holds, k.due, k.users, k.outbox, k.gc];

@@ -5,19 +5,22 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
+import { DistributedLockService } from '@app/distributed-lock';
 import { HoldIds } from './hold-ids';
 import { eventKeys } from './hold-keys';
 import { HoldStore } from './hold.store';
 
 const config = loadConfig();
 let redis: Redis;
+let locks: DistributedLockService;
 let store: HoldStore;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(() => {
   redis = new Redis(process.env.REDIS_URL!, { keyPrefix: process.env.REDIS_KEY_PREFIX });
-  store = new HoldStore(redis, config);
+  locks = new DistributedLockService({ redis, keyPrefix: 'lock:' });
+  store = new HoldStore(redis, config, locks);
 });
 afterAll(() => redis.quit());
 
@@ -51,8 +54,10 @@ async function outbox(eventId: string) {
 
 describe('HoldStore', () => {
   let eventId: string;
-  beforeEach(() => {
+  beforeEach(async () => {
     eventId = randomUUID();
+    // the tokens these tests pass (1..100) count as issued: the seat lock's counter is past them
+    await redis.set(locks.fenceKey(`{${eventId}}`), 100);
   });
 
   it('holds free seats all-or-none and reports each conflicting seat', async () => {

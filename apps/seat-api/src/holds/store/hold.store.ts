@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
+import { DistributedLockService } from '@app/distributed-lock';
 import { REDIS_CLIENT } from '@app/redis';
 import Redis from 'ioredis';
 import { HoldIds } from './hold-ids';
@@ -8,6 +9,7 @@ import {
   CreateHoldResult,
   HoldRecord,
   HoldStatus,
+  LostSeat,
   SeatConflict,
   SeatState,
   StoreResult,
@@ -43,8 +45,10 @@ const STUCK_RECHECK_MS = 5000;
 
 /**
  * The seat holds of every event, in Redis. Each method is one Lua script (one round trip) over the six
- * keys of one event, so every multi-step change is atomic and works on Redis Cluster. This class owns
- * the key layout and the scripts; nothing else in the service touches these keys.
+ * keys of one event plus the fencing counter of its seat locks (same hash tag), so every multi-step
+ * change is atomic and works on Redis Cluster. This class owns the key layout and the scripts; nothing
+ * else in the service touches these keys. The counter's key comes from the lock service that issues the
+ * tokens (both use the one Redis client, so its keyPrefix applies to both alike).
  */
 @Injectable()
 export class HoldStore {
@@ -54,13 +58,14 @@ export class HoldStore {
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: Redis,
     config: AppConfig,
+    private readonly locks: DistributedLockService,
   ) {
     this.retentionMs = config.holds.retentionSeconds * 1000;
     const runners = {} as Record<ScriptName, ScriptRunner>;
     for (const [name, lua] of Object.entries(SCRIPTS) as [ScriptName, string][]) {
       // ioredis sends EVALSHA and falls back to EVAL after a SCRIPT FLUSH or a Redis restart.
       if (!(name in redis)) {
-        redis.defineCommand(name, { numberOfKeys: 6, lua });
+        redis.defineCommand(name, { numberOfKeys: 7, lua });
       }
       const fn = (redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[name];
       runners[name] = (...args) => fn.call(redis, ...args);
@@ -138,6 +143,7 @@ export class HoldStore {
       | 'HOLD_NOT_ACTIVE'
       | 'HOLD_LIFETIME_EXCEEDED'
       | 'EXTENSION_LIMIT_REACHED'
+      | 'SEATS_LOST'
       | 'STALE_FENCING_TOKEN'
     >
   > {
@@ -158,7 +164,9 @@ export class HoldStore {
     orderId: string;
     fencingToken: number;
     confirmTimeoutMs: number;
-  }): Promise<StoreResult<'HOLD_NOT_FOUND' | 'HOLD_EXPIRED' | 'HOLD_NOT_ACTIVE' | 'STALE_FENCING_TOKEN'>> {
+  }): Promise<
+    StoreResult<'HOLD_NOT_FOUND' | 'HOLD_EXPIRED' | 'HOLD_NOT_ACTIVE' | 'SEATS_LOST' | 'STALE_FENCING_TOKEN'>
+  > {
     return this.holdCommand('holdBeginConfirm', p.holdId, [
       p.userId,
       p.orderId,
@@ -239,6 +247,13 @@ export class HoldStore {
     if (reply[0] === 'OK') {
       return { ok: true, hold: hold! };
     }
+    if (reply[0] === 'SEATS_LOST') {
+      const lostSeats: LostSeat[] = (reply[2] as [string, LostSeat['state']][]).map(([seatId, state]) => ({
+        seatId,
+        state,
+      }));
+      return { ok: false, error: reply[0] as E, hold, lostSeats };
+    }
     return { ok: false, error: reply[0] as E, hold };
   }
 
@@ -249,6 +264,8 @@ export class HoldStore {
   private runScript(script: ScriptName, eventId: string, args: (string | number)[]): Promise<unknown> {
     return this.run[script](
       ...eventKeyList(eventId),
+      // the seat locks' tag is the event id (seat:{<eventId>}:<seatId>): their counter is this one
+      this.locks.fenceKey(`{${eventId}}`),
       eventId,
       HoldIds.prefixOf(eventId),
       this.retentionMs,

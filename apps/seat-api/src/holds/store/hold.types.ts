@@ -39,7 +39,22 @@ export interface SeatConflict {
   reason: 'HELD' | 'BOOKED';
 }
 
-export type StoreFailure<E extends string> = { ok: false; error: E; hold?: HoldRecord };
+/**
+ * A seat of a live hold that is no longer the hold's (a booking restored from PostgreSQL, or another
+ * hold's committed booking, took it), and what it is now. Extend and confirm refuse with these.
+ */
+export interface LostSeat {
+  seatId: string;
+  state: SeatState;
+}
+
+export type StoreFailure<E extends string> = {
+  ok: false;
+  error: E;
+  hold?: HoldRecord;
+  /** With SEATS_LOST only. */
+  lostSeats?: LostSeat[];
+};
 export type StoreResult<E extends string> = { ok: true; hold: HoldRecord } | StoreFailure<E>;
 
 export type CreateHoldResult =

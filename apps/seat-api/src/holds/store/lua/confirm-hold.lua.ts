@@ -5,6 +5,8 @@ import { PRELUDE } from './prelude.lua';
  * token, [8] confirm timeout ms. ACTIVE and unexpired -> CONFIRMING until now + timeout: the sweeper
  * will not expire it meanwhile, and past the deadline the reconciler decides from PostgreSQL.
  * A retry with the same orderId (CONFIRMING or CONFIRMED) answers OK.
+ * Refused with {'SEATS_LOST', hold, {seatId, now}...} when some seat is no longer the hold's (booked by
+ * someone else, see prelude own()): the booking could not be whole. Nothing is written then.
  */
 export const BEGIN_CONFIRM = `${PRELUDE}
 local h = load(ARGV[4])
@@ -22,7 +24,9 @@ if h.status ~= 'ACTIVE' then
   if h.status == 'EXPIRED' then return { 'HOLD_EXPIRED', view(h) } end
   return { 'HOLD_NOT_ACTIVE', view(h) }
 end
-if stale(h.seats, token) then return { 'STALE_FENCING_TOKEN', view(h) } end
+local lost = lost_seats(h)
+if #lost > 0 then return { 'SEATS_LOST', view(h), lost } end
+if not fenced(h.seats, token) then return { 'STALE_FENCING_TOKEN', view(h) } end
 h.status, h.order, h.fence, h.deadline = 'CONFIRMING', order, token, NOW + timeout
 for _, s in ipairs(h.seats) do set_seat(s, 'H', h.hid, h.deadline, token) end
 save(h)
@@ -30,15 +34,21 @@ redis.call('ZADD', K_DUE, h.deadline, h.hid)
 return { 'OK', view(h) }
 `;
 
-/** Step 2, after the booking committed. ARGV[4] hid, [5] orderId. Seats become BOOKED for good. */
+/**
+ * Step 2, after the booking committed. ARGV[4] hid, [5] orderId. Seats become BOOKED for good.
+ * Every caller runs it only once PostgreSQL holds this hold's booking, whose unique (event, seat) key
+ * means nobody else booked these seats: the booking wins, whatever Redis thought. A seat held by another
+ * hold (which took it after Redis lost it) becomes this hold's booked seat, and that hold loses it
+ * (prelude own()); a seat already BOOKED under another label (restored by markBooked) stays as it is.
+ */
 export const FINISH_CONFIRM = `${PRELUDE}
 local h = load(ARGV[4])
 if not h then return { 'HOLD_NOT_FOUND' } end
 if h.status == 'CONFIRMED' and h.order == ARGV[5] then return { 'OK', view(h) } end
 if h.status ~= 'CONFIRMING' or h.order ~= ARGV[5] then return { 'HOLD_NOT_ACTIVE', view(h) } end
 for _, s in ipairs(h.seats) do
-  local _, _, _, fence = seat(s)
-  set_seat(s, 'B', h.hid, 0, fence)
+  local state, hid, _, fence = seat(s)
+  if state ~= 'B' or hid == h.hid then set_seat(s, 'B', h.hid, 0, fence) end
 end
 finish(h, 'CONFIRMED')
 return { 'OK', view(h) }
@@ -57,7 +67,8 @@ if h.expire <= NOW then
   expire(h)
   return { 'OK', view(h) }
 end
-for _, s in ipairs(h.seats) do
+-- only the seats still its own: one booked meanwhile (markBooked, another hold's booking) stays BOOKED
+for _, s in ipairs(held_seats(h)) do
   local _, _, _, fence = seat(s)
   set_seat(s, 'H', h.hid, h.expire, fence)
 end

@@ -3,6 +3,9 @@ import { PRELUDE } from './prelude.lua';
 /**
  * New expiry = now + ttl. ARGV[4] hid, [5] userId, [6] ttlMs, [7] max extensions, [8] fencing token.
  * Refused past the lifetime cap (createdAt + cap) or the extension count cap, so nobody holds forever.
+ * Refused with {'SEATS_LOST', hold, {seatId, now}...} when some seat is no longer the hold's (booked by
+ * someone else, see prelude own()): extending would turn a booked seat back into a held one. Nothing
+ * is written then; the hold keeps the seats it still has until it is released or expires.
  */
 export const EXTEND_HOLD = `${PRELUDE}
 local h = settle(load(ARGV[4]))
@@ -11,8 +14,10 @@ if h.status ~= 'ACTIVE' then return { 'HOLD_NOT_ACTIVE', view(h) } end
 if h.ext >= tonumber(ARGV[7]) then return { 'EXTENSION_LIMIT_REACHED', view(h) } end
 local expire = NOW + tonumber(ARGV[6])
 if expire > h.max then return { 'HOLD_LIFETIME_EXCEEDED', view(h) } end
+local lost = lost_seats(h)
+if #lost > 0 then return { 'SEATS_LOST', view(h), lost } end
 local token = tonumber(ARGV[8])
-if stale(h.seats, token) then return { 'STALE_FENCING_TOKEN', view(h) } end
+if not fenced(h.seats, token) then return { 'STALE_FENCING_TOKEN', view(h) } end
 for _, s in ipairs(h.seats) do set_seat(s, 'H', h.hid, expire, token) end
 h.expire, h.ext, h.fence = expire, h.ext + 1, token
 save(h)

@@ -1,5 +1,6 @@
 /**
- * Shared head of every hold script. KEYS are always the six keys of one event (see hold-keys.ts);
+ * Shared head of every hold script. KEYS are always the six keys of one event (see hold-keys.ts) and,
+ * as KEYS[7], the fencing counter the event's seat locks draw their tokens from (same hash tag);
  * ARGV[1] = event id, ARGV[2] = public hold-id prefix of the event, ARGV[3] = retention ms of ended holds.
  * Script-specific arguments start at ARGV[4].
  *
@@ -9,6 +10,7 @@
  */
 export const PRELUDE = `
 local K_SEATS, K_HOLDS, K_DUE, K_USERS, K_OUTBOX, K_GC = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local K_FENCE = KEYS[7]
 local EVENT_ID, ID_PREFIX, RETENTION = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local t = redis.call('TIME')
 local NOW = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -46,13 +48,56 @@ local function set_seat(seatId, state, hid, exp, fence)
   redis.call('HSET', K_SEATS, seatId, state .. '|' .. hid .. '|' .. exp .. '|' .. fence)
 end
 
--- True when some seat was written by a newer lock holder than \`token\` (Kleppmann's paused client).
-local function stale(seatIds, token)
+-- Ownership. A script writes a seat only while the seat is still its hold's own: 'H' or 'B' under the
+-- hold's hid. Anything else means the seat was taken from the hold: a booking restored from PostgreSQL
+-- (markBooked, 'B' with no hid), a committed booking of another hold (finishConfirm), or another hold
+-- after Redis lost the seat. Such a seat is never written by this hold again, so it cannot undo a booking.
+-- Returns 'H' or 'B' when the seat is h's own (else nil), then the seat's state and fence.
+local function own(h, seatId)
+  local state, hid, _, fence = seat(seatId)
+  if hid == h.hid and state ~= 'F' then return state, state, fence end
+  return nil, state, fence
+end
+
+-- What the seats of a live hold that it no longer holds are now: {{seatId, 'BOOKED'|'HELD'|'AVAILABLE'}...}.
+-- Extend and confirm refuse with this list (SEATS_LOST): the hold cannot be whole again.
+local SEAT_NOW = { H = 'HELD', B = 'BOOKED', F = 'AVAILABLE' }
+local function lost_seats(h)
+  local lost = {}
+  for _, s in ipairs(h.seats) do
+    local mine, state = own(h, s)
+    if mine ~= 'H' then lost[#lost + 1] = { s, SEAT_NOW[state] } end
+  end
+  return lost
+end
+
+-- The seats h still holds: the only ones its release or expiry may free.
+local function held_seats(h)
+  local mine = {}
+  for _, s in ipairs(h.seats) do
+    if own(h, s) == 'H' then mine[#mine + 1] = s end
+  end
+  return mine
+end
+
+-- Fencing. K_FENCE is the lock's INCR counter for this event's tag; tokens only grow while Redis keeps
+-- its data. A restart without persistence, a FLUSHALL or an eviction can reset it while seats (or a
+-- paused writer) still carry tokens drawn before, so the token is checked against both:
+--   token > counter: the counter never issued it; it predates the loss (and so does its lock) -> stale.
+--   a seat's fence > token: a newer holder changed the seat since (Kleppmann's paused client) -> stale.
+-- A seat whose fence is above the counter outlived the counter: raise the counter to it, even while
+-- refusing, so the next acquisition draws a token above every seat seen and the store heals itself
+-- (at most one refusal per writer) instead of refusing everyone until INCR catches up.
+-- True when \`token\` may write \`seatIds\`.
+local function fenced(seatIds, token)
+  local counter = tonumber(redis.call('GET', K_FENCE) or 0)
+  local highest = 0
   for _, s in ipairs(seatIds) do
     local _, _, _, fence = seat(s)
-    if fence > token then return true end
+    if fence > highest then highest = fence end
   end
-  return false
+  if highest > counter then redis.call('SET', K_FENCE, highest) end
+  return token <= counter and token >= highest
 end
 
 local function drop_user_hold(user, hid)
@@ -78,10 +123,14 @@ end
 
 -- Frees the seats of a hold whose time ran out and records one SeatExpired per seat in the outbox,
 -- in this same atomic step: a seat is never freed without its event, nor an event written twice.
+-- Only seats the hold still holds are freed and recorded (a seat booked meanwhile stays BOOKED);
+-- returns how many were freed.
 local function expire(h)
+  local freed = 0
   for _, s in ipairs(h.seats) do
-    local state, hid, _, fence = seat(s)
-    if state == 'H' and hid == h.hid then
+    local mine, _, fence = own(h, s)
+    if mine == 'H' then
+      freed = freed + 1
       set_seat(s, 'F', '', 0, fence)
       redis.call('XADD', K_OUTBOX, '*', 'type', 'SeatExpired', 'eventId', EVENT_ID, 'seatId', s,
         'holdId', ID_PREFIX .. h.hid, 'userId', h.user, 'expireAt', h.expire, 'fencingToken', h.fence,
@@ -89,7 +138,7 @@ local function expire(h)
     end
   end
   finish(h, 'EXPIRED')
-  return #h.seats
+  return freed
 end
 
 -- An ACTIVE hold past its expireAt that nobody swept yet is expired now, by whoever finds it.

@@ -3,6 +3,8 @@ import { PRELUDE } from './prelude.lua';
 /**
  * Gives the seats back. ARGV[4] hid, [5] userId, [6] fencing token. Idempotent: a hold that already
  * ended (released, or expired — swept or not) answers OK with its final state.
+ * Frees only the seats the hold still holds: a seat booked by someone else since (prelude own()) stays
+ * BOOKED, and the release still answers OK: the user gave back everything that was theirs.
  */
 export const RELEASE_HOLD = `${PRELUDE}
 local h = settle(load(ARGV[4]))
@@ -10,8 +12,9 @@ if not h or h.user ~= ARGV[5] then return { 'HOLD_NOT_FOUND' } end
 if h.status == 'CONFIRMED' or h.status == 'CONFIRMING' then return { 'HOLD_CONFIRMED', view(h) } end
 if h.status ~= 'ACTIVE' then return { 'OK', view(h) } end
 local token = tonumber(ARGV[6])
-if stale(h.seats, token) then return { 'STALE_FENCING_TOKEN', view(h) } end
-for _, s in ipairs(h.seats) do set_seat(s, 'F', '', 0, token) end
+local mine = held_seats(h)
+if not fenced(mine, token) then return { 'STALE_FENCING_TOKEN', view(h) } end
+for _, s in ipairs(mine) do set_seat(s, 'F', '', 0, token) end
 h.fence = token
 finish(h, 'RELEASED')
 return { 'OK', view(h) }

@@ -5,7 +5,9 @@ import { PRELUDE } from './prelude.lua';
  * Reads only the due head of the index (cost ~ what is due, not the number of seats or holds) and
  * re-checks each hold against Redis time and its status, so a hold extended, released, re-held or being
  * confirmed since it was indexed is never freed. Safe to run from many instances at once: each hold is
- * expired by exactly one script run. Replies {expiredHolds, expiredSeats, forgotten, more, stuck...}.
+ * expired by exactly one script run. expiredSeats counts the seats actually freed (a seat booked since
+ * the hold took it stays BOOKED, see prelude expire()). Replies {expiredHolds, expiredSeats, forgotten,
+ * more, stuck...}.
  */
 export const SWEEP = `${PRELUDE}
 local batch, recheck = tonumber(ARGV[4]), tonumber(ARGV[5])
