@@ -13,6 +13,7 @@ import Redis from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
 import { loadConfig } from '@app/config';
 import { ensureTopics } from '@app/kafka';
+import { DistributedLockService } from '@app/distributed-lock';
 import { HoldIds, HoldStore } from '../../apps/seat-api/src/holds/store';
 import { startPrivateRedis } from '../../test/support/private-redis';
 import { BenchService, seatId, startService } from '../support/service';
@@ -74,7 +75,7 @@ async function fill(store: HoldStore, events: string[], holds: number, expireAt:
             ttlMs: Math.max(1, expireAt(i) - Date.now()),
             maxLifetimeMs: 7_200_000,
             maxSeatsPerUser: 10,
-            fencingToken: 1,
+            fencingToken: 0, // no seat lock here: 0 is never above the lock's counter
           })
           .then((r) => {
             if (!r.ok) {
@@ -110,7 +111,11 @@ async function main(): Promise<void> {
   try {
     service = await startService('expiry', redis.url, { SWEEPER_ENABLED: 'true' });
     probe = await startProbe(service.topic, arrivals);
-    const store = new HoldStore(client, loadConfig({ AUTH_JWT_SECRET: 'unused-0123456789abcdef' }));
+    const store = new HoldStore(
+      client,
+      loadConfig({ AUTH_JWT_SECRET: 'unused-0123456789abcdef' }),
+      new DistributedLockService({ redis: client }),
+    );
     const svc = service;
     const eventsOf = (n: number) =>
       Promise.all(Array.from({ length: n }, () => svc.createEvent(SEATS_PER_EVENT)));

@@ -21,16 +21,15 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsString } from 'class-validator';
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
+import { DistributedLockService } from '@app/distributed-lock';
 import { HoldIds, HoldStore } from '../../apps/seat-api/src/holds/store';
 
 const config = loadConfig({ AUTH_JWT_SECRET: 'adapter-secret-0123456789' });
-const store = new HoldStore(
-  new Redis(process.env.REDIS_URL!, {
-    keyPrefix: process.env.REDIS_KEY_PREFIX,
-    enableAutoPipelining: config.redis.autoPipelining,
-  }),
-  config,
-);
+const redis = new Redis(process.env.REDIS_URL!, {
+  keyPrefix: process.env.REDIS_KEY_PREFIX,
+  enableAutoPipelining: config.redis.autoPipelining,
+});
+const store = new HoldStore(redis, config, new DistributedLockService({ redis }));
 
 class HoldBody {
   @IsArray()
@@ -53,7 +52,7 @@ class HoldController {
       ttlMs: config.holds.defaultTtlSeconds * 1000,
       maxLifetimeMs: config.holds.maxLifetimeSeconds * 1000,
       maxSeatsPerUser: config.holds.maxSeatsPerUser,
-      fencingToken: 1,
+      fencingToken: 0, // no seat lock here: 0 is never above the lock's counter
     });
     return r.ok ? { holdId: r.hold.holdId, seatIds: r.hold.seatIds } : { error: r.error };
   }

@@ -8,6 +8,7 @@ import 'reflect-metadata';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
+import { DistributedLockService } from '@app/distributed-lock';
 import { HoldIds, HoldStore } from '../../apps/seat-api/src/holds/store';
 
 const config = loadConfig({ AUTH_JWT_SECRET: 'floor-secret-0123456789' });
@@ -16,7 +17,7 @@ const redis = new Redis(process.env.REDIS_URL!, {
   keyPrefix: process.env.REDIS_KEY_PREFIX,
   enableAutoPipelining: config.redis.autoPipelining,
 });
-const store = new HoldStore(redis, config);
+const store = new HoldStore(redis, config, new DistributedLockService({ redis }));
 const route = /^\/v1\/events\/([0-9a-f-]{36})\/holds$/;
 
 function send(res: ServerResponse, status: number, body: unknown): void {
@@ -39,7 +40,7 @@ async function hold(req: IncomingMessage, res: ServerResponse, eventId: string):
     ttlMs: (body.ttlSeconds ?? config.holds.defaultTtlSeconds) * 1000,
     maxLifetimeMs: config.holds.maxLifetimeSeconds * 1000,
     maxSeatsPerUser: config.holds.maxSeatsPerUser,
-    fencingToken: 1,
+    fencingToken: 0, // no seat lock here: 0 is never above the lock's counter
   });
   if (result.ok) {
     send(res, 201, {

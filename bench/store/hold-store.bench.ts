@@ -8,6 +8,7 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '@app/config';
+import { DistributedLockService } from '@app/distributed-lock';
 import { HoldIds, HoldStore } from '../../apps/seat-api/src/holds/store';
 import { startPrivateRedis } from '../../test/support/private-redis';
 import { table, writeReport } from '../support/report';
@@ -39,7 +40,7 @@ async function fill(
             ttlMs: ttlMs(i),
             maxLifetimeMs: 7_200_000,
             maxSeatsPerUser: 100,
-            fencingToken: 1,
+            fencingToken: 0, // no seat lock here: 0 is never above the lock's counter
           })
           .then((r) => {
             if (!r.ok) {
@@ -63,7 +64,7 @@ function percentile(sorted: number[], p: number): number {
 
 async function main(): Promise<void> {
   const redis = await startPrivateRedis();
-  const store = new HoldStore(redis.client, config);
+  const store = new HoldStore(redis.client, config, new DistributedLockService({ redis: redis.client }));
   const sections: string[] = [];
   try {
     // 1. memory per held seat, for 1-seat and 4-seat holds

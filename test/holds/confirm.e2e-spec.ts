@@ -46,7 +46,7 @@ it('refuses 409 HOLD_EXPIRED when the reconciler abandoned the hold, and hands t
     holdId: h.holdId,
     userId: 'alice',
     orderId: 'o-died',
-    fencingToken: h.fencingToken + 1000,
+    fencingToken: h.fencingToken, // a token above the lock's counter would be refused as stale
     confirmTimeoutMs: 60_000,
   });
   expect(begun.ok).toBe(true);
