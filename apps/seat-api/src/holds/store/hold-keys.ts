@@ -13,7 +13,7 @@
  * Each script also gets, as KEYS[7], the lock library's fencing counter of the event's seat locks
  * (`DistributedLockService.fenceKey('{<eventId>}')`, `lock:fence:{<eventId>}` by default): the seat lock keys
  * `seat:{<eventId>}:<seatId>` carry the same tag, so the counter lives in this slot too and a script can
- * compare a token with it (see lua/prelude.lua.ts, fenced()). The store never INCRs it; it only raises
+ * compare a token with it (see lua/prelude.lua.ts, fence_ok()). The store never INCRs it; it only raises
  * it to a seat's fence after Redis lost the counter.
  */
 export interface EventKeys {

@@ -24,9 +24,9 @@ if h.status ~= 'ACTIVE' then
   if h.status == 'EXPIRED' then return { 'HOLD_EXPIRED', view(h) } end
   return { 'HOLD_NOT_ACTIVE', view(h) }
 end
-local lost = lost_seats(h)
+local lost, highest = lost_seats(h)
 if #lost > 0 then return { 'SEATS_LOST', view(h), lost } end
-if not fenced(h.seats, token) then return { 'STALE_FENCING_TOKEN', view(h) } end
+if not fence_ok(highest, token) then return { 'STALE_FENCING_TOKEN', view(h) } end
 h.status, h.order, h.fence, h.deadline = 'CONFIRMING', order, token, NOW + timeout
 for _, s in ipairs(h.seats) do set_seat(s, 'H', h.hid, h.deadline, token) end
 save(h)

@@ -5,7 +5,7 @@ import { PRELUDE } from './prelude.lua';
  * [9] fencing token, [10..] seat ids.
  * A seat is taken only if it is free, or held by a hold whose expireAt has passed (that hold is
  * expired on the spot, with its SeatExpired records). Replies {'OK', hold} | {'SEATS_UNAVAILABLE',
- * {seatId, reason}...} | {'HOLD_LIMIT_EXCEEDED', held, limit} | {'STALE_FENCING_TOKEN'} (see fenced()).
+ * {seatId, reason}...} | {'HOLD_LIMIT_EXCEEDED', held, limit} | {'STALE_FENCING_TOKEN'} (see fence_ok()).
  */
 export const CREATE_HOLD = `${PRELUDE}
 local hid, user, ttl, lifetime = ARGV[4], ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
@@ -13,9 +13,10 @@ local limit, token = tonumber(ARGV[8]), tonumber(ARGV[9])
 local seats = {}
 for i = 10, #ARGV do seats[#seats + 1] = ARGV[i] end
 
-local conflicts = {}
+local conflicts, highest = {}, 0
 for _, s in ipairs(seats) do
-  local state, owner, exp = seat(s)
+  local state, owner, exp, fence = seat(s)
+  if fence > highest then highest = fence end
   if state == 'B' then
     conflicts[#conflicts + 1] = { s, 'BOOKED' }
   elseif state == 'H' and exp > NOW then
@@ -27,7 +28,7 @@ for _, s in ipairs(seats) do
   end
 end
 if #conflicts > 0 then return { 'SEATS_UNAVAILABLE', conflicts } end
-if not fenced(seats, token) then return { 'STALE_FENCING_TOKEN' } end
+if not fence_ok(highest, token) then return { 'STALE_FENCING_TOKEN' } end
 
 -- per-user cap: count the seats of this user's holds that are still live, forgetting the rest
 local held, live = 0, {}

@@ -14,10 +14,10 @@ if h.status ~= 'ACTIVE' then return { 'HOLD_NOT_ACTIVE', view(h) } end
 if h.ext >= tonumber(ARGV[7]) then return { 'EXTENSION_LIMIT_REACHED', view(h) } end
 local expire = NOW + tonumber(ARGV[6])
 if expire > h.max then return { 'HOLD_LIFETIME_EXCEEDED', view(h) } end
-local lost = lost_seats(h)
+local lost, highest = lost_seats(h)
 if #lost > 0 then return { 'SEATS_LOST', view(h), lost } end
 local token = tonumber(ARGV[8])
-if not fenced(h.seats, token) then return { 'STALE_FENCING_TOKEN', view(h) } end
+if not fence_ok(highest, token) then return { 'STALE_FENCING_TOKEN', view(h) } end
 for _, s in ipairs(h.seats) do set_seat(s, 'H', h.hid, expire, token) end
 h.expire, h.ext, h.fence = expire, h.ext + 1, token
 save(h)

@@ -61,23 +61,29 @@ end
 
 -- What the seats of a live hold that it no longer holds are now: {{seatId, 'BOOKED'|'HELD'|'AVAILABLE'}...}.
 -- Extend and confirm refuse with this list (SEATS_LOST): the hold cannot be whole again.
+-- Also returns the highest fence among the hold's seats, for fence_ok (one read per seat for both).
 local SEAT_NOW = { H = 'HELD', B = 'BOOKED', F = 'AVAILABLE' }
 local function lost_seats(h)
-  local lost = {}
+  local lost, highest = {}, 0
   for _, s in ipairs(h.seats) do
-    local mine, state = own(h, s)
+    local mine, state, fence = own(h, s)
     if mine ~= 'H' then lost[#lost + 1] = { s, SEAT_NOW[state] } end
+    if fence > highest then highest = fence end
   end
-  return lost
+  return lost, highest
 end
 
--- The seats h still holds: the only ones its release or expiry may free.
+-- The seats h still holds: the only ones its release or expiry may free; and their highest fence.
 local function held_seats(h)
-  local mine = {}
+  local mine, highest = {}, 0
   for _, s in ipairs(h.seats) do
-    if own(h, s) == 'H' then mine[#mine + 1] = s end
+    local m, _, fence = own(h, s)
+    if m == 'H' then
+      mine[#mine + 1] = s
+      if fence > highest then highest = fence end
+    end
   end
-  return mine
+  return mine, highest
 end
 
 -- Fencing. K_FENCE is the lock's INCR counter for this event's tag; tokens only grow while Redis keeps
@@ -88,14 +94,9 @@ end
 -- A seat whose fence is above the counter outlived the counter: raise the counter to it, even while
 -- refusing, so the next acquisition draws a token above every seat seen and the store heals itself
 -- (at most one refusal per writer) instead of refusing everyone until INCR catches up.
--- True when \`token\` may write \`seatIds\`.
-local function fenced(seatIds, token)
+-- True when \`token\` may write seats whose highest fence is \`highest\`.
+local function fence_ok(highest, token)
   local counter = tonumber(redis.call('GET', K_FENCE) or 0)
-  local highest = 0
-  for _, s in ipairs(seatIds) do
-    local _, _, _, fence = seat(s)
-    if fence > highest then highest = fence end
-  end
   if highest > counter then redis.call('SET', K_FENCE, highest) end
   return token <= counter and token >= highest
 end

@@ -12,8 +12,8 @@ if not h or h.user ~= ARGV[5] then return { 'HOLD_NOT_FOUND' } end
 if h.status == 'CONFIRMED' or h.status == 'CONFIRMING' then return { 'HOLD_CONFIRMED', view(h) } end
 if h.status ~= 'ACTIVE' then return { 'OK', view(h) } end
 local token = tonumber(ARGV[6])
-local mine = held_seats(h)
-if not fenced(mine, token) then return { 'STALE_FENCING_TOKEN', view(h) } end
+local mine, highest = held_seats(h)
+if not fence_ok(highest, token) then return { 'STALE_FENCING_TOKEN', view(h) } end
 for _, s in ipairs(mine) do set_seat(s, 'F', '', 0, token) end
 h.fence = token
 finish(h, 'RELEASED')
