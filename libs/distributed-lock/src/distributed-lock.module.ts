@@ -1,35 +1,14 @@
-import { DynamicModule, Global, Module } from '@nestjs/common';
-import { DISTRIBUTED_LOCK_OPTIONS, DistributedLockModuleOptions } from './distributed-lock.options';
+import { Global, Module } from '@nestjs/common';
+import { ConfigurableDistributedLockModule } from './distributed-lock.module-definition';
 import { DistributedLockService } from './distributed-lock.service';
 
+/**
+ * `DistributedLockModule.forRoot({ redis })` or `.forRootAsync({ inject, useFactory })` (or useClass /
+ * useExisting). Global: a class anywhere using @DistributedLock gets the service without importing it.
+ */
 @Global()
-@Module({})
-export class DistributedLockModule {
-  static forRoot(options: DistributedLockModuleOptions): DynamicModule {
-    return {
-      module: DistributedLockModule,
-      providers: [{ provide: DISTRIBUTED_LOCK_OPTIONS, useValue: options }, DistributedLockService],
-      exports: [DistributedLockService],
-    };
-  }
-
-  static forRootAsync(options: {
-    imports?: DynamicModule['imports'];
-    inject?: unknown[];
-    useFactory: (...args: never[]) => DistributedLockModuleOptions | Promise<DistributedLockModuleOptions>;
-  }): DynamicModule {
-    return {
-      module: DistributedLockModule,
-      imports: options.imports ?? [],
-      providers: [
-        {
-          provide: DISTRIBUTED_LOCK_OPTIONS,
-          inject: (options.inject ?? []) as never[],
-          useFactory: options.useFactory,
-        },
-        DistributedLockService,
-      ],
-      exports: [DistributedLockService],
-    };
-  }
-}
+@Module({
+  providers: [DistributedLockService],
+  exports: [DistributedLockService],
+})
+export class DistributedLockModule extends ConfigurableDistributedLockModule {}

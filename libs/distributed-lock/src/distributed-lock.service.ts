@@ -1,16 +1,17 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type Redis from 'ioredis';
-import { DISTRIBUTED_LOCK_OPTIONS, DistributedLockModuleOptions } from './distributed-lock.options';
-import { LockBackendError, LockLostError, LockNotAcquiredError } from './errors';
+import { DISTRIBUTED_LOCK_OPTIONS } from './distributed-lock.module-definition';
+import type { DistributedLockModuleOptions } from './distributed-lock.options';
+import { LockNotAcquiredError } from './errors';
+import { HeldLock, HeldLockHost } from './held-lock';
+import { LeaseTracker } from './lease-tracker';
 import { lockContext } from './lock-context';
 import type { LockHandle } from './lock-handle';
-import { fenceKey, hashTag, lockKey, normalizeKeys } from './lock-keys';
+import { fenceKey, lockKey, normalizeKeys } from './lock-keys';
 import { LockMetrics } from './lock-metrics';
-import { ACQUIRE } from './lua/acquire.lua';
-import { EXTEND, RENEW_BATCH } from './lua/extend.lua';
-import { RELEASE } from './lua/release.lua';
-import { Watchdog } from './watchdog';
+import { lockCallError, outcomeUnknown } from './lock-call-error';
+import { LockScripts } from './lock-scripts';
+import { renewWatched } from './renewal';
 
 export interface AcquireOptions {
   /** Fixed lease: the lock simply expires after it. Omit to have the watchdog keep it alive while held. */
@@ -25,88 +26,45 @@ export interface RunOptions extends AcquireOptions {
   onContention?: 'wait' | 'skip';
 }
 
-type Scripts = Record<
-  'dlockAcquire' | 'dlockRelease' | 'dlockExtend' | 'dlockRenew',
-  (...a: unknown[]) => Promise<unknown>
->;
-
-/** One held lock, as the service tracks it. */
-export class HeldLock implements LockHandle {
-  readonly controller = new AbortController();
-  released = false;
-  armed = false;
-  /** Monotonic time before which the lease is known to be ours (conservative: measured from the send). */
-  validUntil: number;
-  expiryTimer?: NodeJS.Timeout;
-
-  constructor(
-    private readonly service: DistributedLockService,
-    readonly keys: readonly string[],
-    readonly redisKeys: readonly string[],
-    readonly owner: string,
-    readonly fencingToken: number,
-    readonly acquiredAt: number,
-    readonly leaseMs: number,
-    readonly watchdog: boolean,
-    sentAt: number,
-  ) {
-    this.validUntil = sentAt + leaseMs;
-  }
-
-  /**
-   * Armed on first read: a holder that never looks at its signal costs no timer (the hot path of
-   * short seat locks). Read after the lease ran out, it is already aborted.
-   */
-  get signal(): AbortSignal {
-    if (!this.armed) {
-      this.armed = true;
-      this.service.armExpiry(this);
-    }
-    return this.controller.signal;
-  }
-
-  release(): Promise<'RELEASED' | 'NOT_HELD'> {
-    return this.service.release(this);
-  }
-
-  extend(leaseMs: number): Promise<boolean> {
-    return this.service.extend(this, leaseMs);
-  }
-}
+/** At most one "key without expiry" warning per this long: a periodic job may meet one every tick. */
+const NO_EXPIRY_WARN_EVERY_MS = 60_000;
 
 /**
  * Redis locks: SET-NX-PX semantics in Lua with a random owner token per acquisition, owner-checked
  * release and extend, a fencing token per hash tag, a batched watchdog, and typed errors that fail fast.
+ * Hot path: one EVALSHA to acquire, one to release. Lease bookkeeping lives in LeaseTracker, the
+ * watchdog's batch in renewal.ts, the scripts in LockScripts.
  */
 @Injectable()
-export class DistributedLockService implements OnApplicationShutdown {
+export class DistributedLockService implements OnApplicationShutdown, HeldLockHost {
   private readonly logger = new Logger('DistributedLock');
-  private readonly redis: Redis;
-  private readonly scripts: Scripts;
+  private readonly scripts: LockScripts;
   private readonly prefix: string;
   private readonly watchdogLeaseMs: number;
-  private readonly held = new Set<HeldLock>();
-  private readonly watchdog: Watchdog;
+  private readonly leases: LeaseTracker;
+  private lastNoExpiryWarning = -Infinity;
   readonly metrics: LockMetrics;
 
   constructor(@Inject(DISTRIBUTED_LOCK_OPTIONS) private readonly options: DistributedLockModuleOptions) {
-    this.redis = options.redis;
     this.prefix = options.keyPrefix ?? 'lock:';
     this.watchdogLeaseMs = options.watchdogLeaseMs ?? 30_000;
-    this.metrics = new LockMetrics(options.registry, () => this.held.size);
-    const defs = {
-      dlockAcquire: ACQUIRE,
-      dlockRelease: RELEASE,
-      dlockExtend: EXTEND,
-      dlockRenew: RENEW_BATCH,
-    };
-    for (const [name, lua] of Object.entries(defs)) {
-      if (!(name in this.redis)) {
-        this.redis.defineCommand(name, { lua }); // key count passed per call
-      }
-    }
-    this.scripts = this.redis as unknown as Scripts;
-    this.watchdog = new Watchdog(this.watchdogLeaseMs, (locks) => this.renew(locks));
+    this.metrics = new LockMetrics(options.registry, () => this.leases.size);
+    this.scripts = new LockScripts(options.redis);
+    // read this.leases at each tick (it exists by then): the tracker owns the watchdog that calls this
+    const renew = (locks: HeldLock[]) =>
+      renewWatched(locks, {
+        scripts: this.scripts,
+        leases: this.leases,
+        metrics: this.metrics,
+        leaseMs: this.watchdogLeaseMs,
+      });
+    this.leases = new LeaseTracker(
+      this.metrics,
+      this.logger,
+      options.onLockLost,
+      this.watchdogLeaseMs,
+      renew,
+    );
   }
 
   /** Takes the lock (all keys or none), waiting up to waitMs. Throws LockNotAcquiredError or LockBackendError. */
@@ -128,43 +86,57 @@ export class DistributedLockService implements OnApplicationShutdown {
       const sentAt = performance.now();
       let reply: [number, number];
       try {
-        reply = (await this.scripts.dlockAcquire(
-          redisKeys.length + 1,
-          fence,
-          ...redisKeys,
-          owner,
-          leaseMs,
-        )) as [number, number];
+        reply = await this.scripts.acquire(fence, redisKeys, owner, leaseMs);
       } catch (e) {
-        this.metrics.acquisitions.inc({ result: 'error' });
-        throw new LockBackendError(
-          `could not reach Redis to lock ${keys.join(', ')}: ${(e as Error).message}`,
-          {
-            cause: e,
-          },
-        );
+        if (outcomeUnknown(e)) {
+          // The script may run later (a timeout: it waits in Redis's input buffer). Undo it by owner token:
+          // sent on the same connection, this release runs right after it. Not awaited: the caller hears
+          // now; if the release cannot be sent either, the lease bounds the orphan.
+          this.metrics.acquisitions.inc({ result: 'outcome_unknown' });
+          void this.scripts.release(redisKeys, owner).catch(() => 0);
+        } else {
+          this.metrics.acquisitions.inc({ result: 'error' });
+        }
+        throw lockCallError('acquire', keys, e);
       }
       const now = performance.now();
       if (reply[0] === 1) {
         // antirez's check: a grant that arrives after the lease could have run out is worth nothing
         if (now - sentAt >= leaseMs) {
           this.metrics.acquisitions.inc({ result: 'expired_on_arrival' });
-          await this.releaseKeys(redisKeys, owner).catch(() => 0);
+          await this.scripts.release(redisKeys, owner).catch(() => 0);
         } else {
           this.metrics.acquired.inc();
           this.metrics.waitSeconds.observe((now - started) / 1000);
-          return this.track(
-            new HeldLock(this, keys, redisKeys, owner, Number(reply[1]), now, leaseMs, useWatchdog, sentAt),
+          const margin = this.options.validityMarginMs ?? Math.round(leaseMs / 100) + 2;
+          return this.leases.track(
+            new HeldLock(
+              this,
+              keys,
+              redisKeys,
+              owner,
+              Number(reply[1]),
+              now,
+              leaseMs,
+              useWatchdog,
+              sentAt,
+              margin,
+            ),
           );
         }
       } else {
         this.metrics.contention.inc();
       }
+      // -1: a key without expiry holds it for good; our own lease is the only sensible retry hint
+      const noExpiry = reply[0] === 0 && Number(reply[1]) === -1;
+      const holderTtl = reply[0] === 1 ? 0 : noExpiry ? leaseMs : Number(reply[1]);
       const remaining = started + waitMs - performance.now();
-      const holderTtl = reply[0] === 1 ? 0 : Number(reply[1]);
       if (remaining <= 0) {
         this.metrics.acquisitions.inc({ result: 'busy' });
         this.metrics.waitSeconds.observe((performance.now() - started) / 1000);
+        if (noExpiry) {
+          this.warnNoExpiry(keys);
+        }
         throw new LockNotAcquiredError(keys, performance.now() - started, Math.max(holderTtl, 1));
       }
       // exponential backoff with jitter, never past the holder's remaining lease nor our own deadline
@@ -231,30 +203,30 @@ export class DistributedLockService implements OnApplicationShutdown {
     }
   }
 
-  /** Owner-checked delete in one round trip; never retried, so an expired lock costs one call, not a storm. */
+  /**
+   * Owner-checked delete in one round trip; never retried, so an expired lock costs one call, not a storm.
+   * On a timeout (LockOutcomeUnknownError) the delete may still run; if not, the lease bounds the key
+   * (renewal has stopped).
+   */
   async release(lock: HeldLock): Promise<'RELEASED' | 'NOT_HELD'> {
     if (lock.released) {
       return 'NOT_HELD';
     }
-    this.untrack(lock); // synchronously: no renewal can start for it from here on
+    this.leases.untrack(lock); // synchronously: no renewal can start for it from here on
     let n: number;
     try {
-      n = await this.releaseKeys(lock.redisKeys, lock.owner);
+      n = await this.scripts.release(lock.redisKeys, lock.owner);
     } catch (e) {
-      throw new LockBackendError(
-        `could not reach Redis to release ${lock.keys.join(', ')}: ${(e as Error).message}`,
-        {
-          cause: e,
-        },
-      );
+      throw lockCallError('release', lock.keys, e);
     }
     if (n === lock.redisKeys.length) {
       return 'RELEASED';
     }
-    this.lost(lock, 'the lease had run out before release', true);
+    this.leases.lost(lock, 'the lease had run out before release', true);
     return 'NOT_HELD';
   }
 
+  /** Owner-checked. On a timeout the handle keeps its older validity: Redis may hold the lease longer, never shorter. */
   async extend(lock: HeldLock, leaseMs: number): Promise<boolean> {
     if (lock.released || lock.controller.signal.aborted) {
       return false;
@@ -262,146 +234,45 @@ export class DistributedLockService implements OnApplicationShutdown {
     const sentAt = performance.now();
     let ok: number;
     try {
-      ok = Number(
-        await this.scripts.dlockExtend(
-          lock.redisKeys.length,
-          ...lock.redisKeys,
-          lock.owner,
-          Math.round(leaseMs),
-        ),
-      );
+      ok = await this.scripts.extend(lock.redisKeys, lock.owner, Math.round(leaseMs));
     } catch (e) {
-      throw new LockBackendError(
-        `could not reach Redis to extend ${lock.keys.join(', ')}: ${(e as Error).message}`,
-        {
-          cause: e,
-        },
-      );
+      throw lockCallError('extend', lock.keys, e);
     }
     if (ok !== 1) {
-      this.lost(lock, 'extend refused: the lock is no longer ours');
+      this.leases.lost(lock, 'extend refused: the lock is no longer ours');
       return false;
     }
-    lock.validUntil = sentAt + leaseMs;
-    this.scheduleExpiry(lock);
+    this.leases.renewed(lock, sentAt + leaseMs);
     return true;
   }
 
+  arm(lock: HeldLock): void {
+    this.leases.arm(lock);
+  }
+
+  assertValid(lock: HeldLock, marginMs: number): void {
+    this.leases.assertValid(lock, marginMs);
+  }
+
   async onApplicationShutdown(): Promise<void> {
-    this.watchdog.stop();
-    await Promise.allSettled([...this.held].map((l) => this.release(l)));
+    this.leases.stop();
+    await Promise.allSettled(this.leases.all().map((l) => this.release(l)));
   }
 
   /** How many locks this process holds now (for tests and diagnostics). */
   get heldCount(): number {
-    return this.held.size;
+    return this.leases.size;
   }
 
-  private track(lock: HeldLock): HeldLock {
-    this.held.add(lock);
-    if (lock.watchdog) {
-      this.watchdog.add(lock);
+  private warnNoExpiry(keys: readonly string[]): void {
+    const now = performance.now();
+    if (now - this.lastNoExpiryWarning >= NO_EXPIRY_WARN_EVERY_MS) {
+      this.lastNoExpiryWarning = now;
+      this.logger.warn(
+        `lock ${keys.join(', ')} is held by a key without expiry (set without PX, or PERSISTed): ` +
+          'it never frees by itself; delete it once its holder is known to be gone',
+      );
     }
-    return lock;
-  }
-
-  private untrack(lock: HeldLock): void {
-    lock.released = true;
-    clearTimeout(lock.expiryTimer);
-    this.watchdog.remove(lock);
-    this.held.delete(lock);
-  }
-
-  /** Called when the holder first reads its signal: from then on, a lease running out aborts it. */
-  armExpiry(lock: HeldLock): void {
-    if (!lock.released && performance.now() >= lock.validUntil) {
-      this.lost(lock, `lease of ${lock.leaseMs} ms ran out while held`);
-      return;
-    }
-    this.scheduleExpiry(lock);
-  }
-
-  /** Aborts the holder's signal when its lease runs out while it still holds the lock. */
-  private scheduleExpiry(lock: HeldLock): void {
-    if (!lock.armed || lock.released) {
-      return;
-    }
-    clearTimeout(lock.expiryTimer);
-    const ms = Math.max(0, lock.validUntil - performance.now());
-    lock.expiryTimer = setTimeout(
-      () => this.lost(lock, `lease of ${lock.leaseMs} ms ran out while held`),
-      ms,
-    );
-    lock.expiryTimer.unref();
-  }
-
-  private lost(lock: HeldLock, reason: string, evenIfReleased = false): void {
-    if ((lock.released && !evenIfReleased) || lock.controller.signal.aborted) {
-      return;
-    }
-    this.watchdog.remove(lock);
-    clearTimeout(lock.expiryTimer);
-    this.held.delete(lock); // no longer ours; release() still answers NOT_HELD with its one owner-checked call
-    this.metrics.lost.inc({ reason: reason.split(':')[0].split(' ').slice(0, 2).join('_') });
-    this.logger.warn(`lock lost on ${lock.keys.join(', ')}: ${reason}`);
-    lock.controller.abort(new LockLostError(lock.keys, reason));
-    try {
-      this.options.onLockLost?.({ keys: lock.keys, reason });
-    } catch (e) {
-      this.logger.error(`onLockLost hook threw: ${String(e)}`);
-    }
-  }
-
-  /** The watchdog's tick: one script per hash tag renews every watched lock of that tag. */
-  private async renew(locks: HeldLock[]): Promise<void> {
-    const byTag = new Map<string, HeldLock[]>();
-    for (const l of locks) {
-      const tag = hashTag(l.keys[0]);
-      byTag.set(tag, [...(byTag.get(tag) ?? []), l]);
-    }
-    await Promise.all(
-      [...byTag.values()].map(async (group) => {
-        const keys = group.flatMap((l) => l.redisKeys);
-        const owners = group.flatMap((l) => l.redisKeys.map(() => l.owner));
-        const sentAt = performance.now();
-        let results: number[];
-        try {
-          results = (await this.scripts.dlockRenew(
-            keys.length,
-            ...keys,
-            this.watchdogLeaseMs,
-            ...owners,
-          )) as number[];
-        } catch (e) {
-          this.metrics.renewals.inc({ result: 'error' }, group.length);
-          for (const l of group) {
-            if (performance.now() >= l.validUntil) {
-              this.lost(l, `renewal failed past the lease: ${(e as Error).message}`);
-            }
-          }
-          return;
-        }
-        let i = 0;
-        for (const l of group) {
-          const mine = l.redisKeys.every(() => results[i++] === 1);
-          if (l.released) {
-            continue;
-          }
-          if (mine) {
-            this.metrics.renewals.inc({ result: 'renewed' });
-            l.validUntil = sentAt + this.watchdogLeaseMs;
-            this.scheduleExpiry(l);
-          } else {
-            this.metrics.renewals.inc({ result: 'refused' });
-            this.lost(l, 'renewal refused: the lock is no longer ours');
-          }
-        }
-      }),
-    );
-  }
-
-  private async releaseKeys(redisKeys: readonly string[], owner: string): Promise<number> {
-    return Number(await this.scripts.dlockRelease(redisKeys.length, ...redisKeys, owner));
   }
 }
 

@@ -1,5 +1,10 @@
 export * from './distributed-lock.decorator';
 export * from './distributed-lock.module';
+export { DISTRIBUTED_LOCK_OPTIONS } from './distributed-lock.module-definition';
+export type {
+  DistributedLockModuleAsyncOptions,
+  DistributedLockOptionsFactory,
+} from './distributed-lock.module-definition';
 export * from './distributed-lock.options';
 export { DistributedLockService } from './distributed-lock.service';
 export type { AcquireOptions, RunOptions } from './distributed-lock.service';

@@ -5,12 +5,27 @@
  */
 export interface LockHandle {
   readonly keys: readonly string[];
-  /** Strictly increasing per hash tag: pass it to the store so it can reject a stale holder's write. */
+  /**
+   * Pass it to the store so it can reject a stale holder's write. It increases per hash tag for as long as
+   * Redis keeps the tag's counter (`fenceKey`); a counter lost with Redis's data (a restart without
+   * persistence, a flush, an eviction) starts again at 1, so a store should also compare a token with the
+   * counter (a token above it predates the loss) and raise the counter to the highest token it has seen.
+   */
   readonly fencingToken: number;
   /** Aborted (with a LockLostError as reason) when the lease is lost while held. */
   readonly signal: AbortSignal;
   /** performance.now() when the lock was granted. */
   readonly acquiredAt: number;
+  /**
+   * Call right before a write the lock protects: throws LockLostError when the lease is not ours for at
+   * least `marginMs` more on the monotonic clock (default: the module's validityMarginMs, else 1 % of the
+   * lease + 2 ms, Redlock's clock-drift allowance), when the signal was aborted, or after release. A
+   * refusal is counted at once (distributed_lock_validity_refused_total, and distributed_lock_lost_total
+   * the first time), before any write. No round trip: a process paused past its lease learns it here.
+   * It narrows the window but cannot close it (a pause between this check and the write): the store's
+   * fencing-token check is the guard that holds in every case.
+   */
+  assertValid(options?: { marginMs?: number }): void;
   /** One round trip, never retried: NOT_HELD when the lease had already expired (or was taken over). */
   release(): Promise<'RELEASED' | 'NOT_HELD'>;
   /** Owner-checked; false when the lock is no longer ours. */

@@ -10,6 +10,7 @@ export class LockMetrics {
   readonly waitSeconds: Histogram;
   readonly renewals: Counter<'result'>;
   readonly lost: Counter<'reason'>;
+  readonly validityRefused: Counter;
   readonly held: Gauge;
   /** Pre-bound child of `acquisitions` for the hot path (no label lookup per call). */
   readonly acquired: { inc(): void };
@@ -23,7 +24,7 @@ export class LockMetrics {
       () =>
         new Counter({
           name: 'distributed_lock_acquisitions_total',
-          help: 'Lock acquisition attempts by outcome (acquired, busy, skipped, error, expired_on_arrival)',
+          help: 'Lock acquisition attempts by outcome (acquired, busy, skipped, error, outcome_unknown, expired_on_arrival)',
           labelNames: ['result'],
           registers,
         }),
@@ -62,8 +63,17 @@ export class LockMetrics {
       () =>
         new Counter({
           name: 'distributed_lock_lost_total',
-          help: 'Locks whose lease was lost while held',
+          help: 'Locks whose lease was lost while held, counted when first detected (watchdog, expiry timer, validity check or release)',
           labelNames: ['reason'],
+          registers,
+        }),
+    );
+    this.validityRefused = get(
+      'distributed_lock_validity_refused_total',
+      () =>
+        new Counter({
+          name: 'distributed_lock_validity_refused_total',
+          help: 'Writes refused by assertValid() because the lease was not known to be ours for the safety margin',
           registers,
         }),
     );

@@ -1,4 +1,4 @@
-import type { HeldLock } from './distributed-lock.service';
+import type { HeldLock } from './held-lock';
 
 /**
  * One timer for the whole process (not one per lock): every third of the lease it hands all watched

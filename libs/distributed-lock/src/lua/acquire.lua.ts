@@ -3,16 +3,18 @@
  * ARGV[1] = owner token (random, per acquisition), ARGV[2] = lease ms.
  * Reply {1, fencingToken} when taken; {0, pttl} when any key is held (pttl = the longest remaining
  * lease among the holders: a hint for when to try again). The counter only moves on success.
+ * A key that exists without an expiry (PTTL -1: someone SET it without PX, or PERSISTed it) is held, and
+ * held for good: it is never taken over. The reply is then {0, -1}; the caller says so and uses its own
+ * lease as the retry hint. Only a missing key (PTTL -2) is free.
  */
 export const ACQUIRE = `
-local longest = -1
+local longest = -2
 for i = 2, #KEYS do
   local ttl = redis.call('PTTL', KEYS[i])
-  if ttl ~= -2 then
-    if ttl > longest then longest = ttl end
-  end
+  if ttl == -1 then return { 0, -1 } end
+  if ttl > longest then longest = ttl end
 end
-if longest ~= -1 then return { 0, longest } end
+if longest ~= -2 then return { 0, longest } end
 for i = 2, #KEYS do redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[2]) end
 return { 1, redis.call('INCR', KEYS[1]) }
 `;

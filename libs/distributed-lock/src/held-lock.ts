@@ -1,0 +1,64 @@
+import type { LockHandle } from './lock-handle';
+
+/**
+ * What a held lock asks of whoever tracks it. Declared here, implemented by the service: the dependency
+ * points one way (the service knows HeldLock; HeldLock knows only this).
+ */
+export interface HeldLockHost {
+  release(lock: HeldLock): Promise<'RELEASED' | 'NOT_HELD'>;
+  extend(lock: HeldLock, leaseMs: number): Promise<boolean>;
+  /** The holder read its signal: from now on a lease running out aborts it. */
+  arm(lock: HeldLock): void;
+  /** Throws LockLostError unless the lease is ours for at least `marginMs` more. */
+  assertValid(lock: HeldLock, marginMs: number): void;
+}
+
+/** One acquisition: its keys, owner token and lease bookkeeping (on the monotonic clock). */
+export class HeldLock implements LockHandle {
+  readonly controller = new AbortController();
+  released = false;
+  armed = false;
+  /** Monotonic time before which the lease is known to be ours (conservative: measured from the send). */
+  validUntil: number;
+  expiryTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly host: HeldLockHost,
+    readonly keys: readonly string[],
+    readonly redisKeys: readonly string[],
+    readonly owner: string,
+    readonly fencingToken: number,
+    readonly acquiredAt: number,
+    readonly leaseMs: number,
+    readonly watchdog: boolean,
+    sentAt: number,
+    /** Default safety margin of assertValid(). */
+    readonly marginMs: number,
+  ) {
+    this.validUntil = sentAt + leaseMs;
+  }
+
+  /**
+   * Armed on first read: a holder that never looks at its signal costs no timer (the hot path of
+   * short seat locks). Read after the lease ran out, it is already aborted.
+   */
+  get signal(): AbortSignal {
+    if (!this.armed) {
+      this.armed = true;
+      this.host.arm(this);
+    }
+    return this.controller.signal;
+  }
+
+  assertValid(options?: { marginMs?: number }): void {
+    this.host.assertValid(this, options?.marginMs ?? this.marginMs);
+  }
+
+  release(): Promise<'RELEASED' | 'NOT_HELD'> {
+    return this.host.release(this);
+  }
+
+  extend(leaseMs: number): Promise<boolean> {
+    return this.host.extend(this, leaseMs);
+  }
+}

@@ -1,0 +1,127 @@
+import { Logger } from '@nestjs/common';
+import type { DistributedLockModuleOptions } from './distributed-lock.options';
+import { LockLostError } from './errors';
+import type { HeldLock } from './held-lock';
+import type { LockMetrics } from './lock-metrics';
+import { Watchdog } from './watchdog';
+
+/**
+ * The locks this process holds and what it knows of their leases: the watchdog's membership, the expiry
+ * timers of armed signals, validity checks, and the one way a lock becomes lost (`lost`). No Redis here.
+ */
+export class LeaseTracker {
+  private readonly held = new Set<HeldLock>();
+  private readonly watchdog: Watchdog;
+
+  constructor(
+    private readonly metrics: LockMetrics,
+    private readonly logger: Logger,
+    private readonly onLockLost: DistributedLockModuleOptions['onLockLost'],
+    watchdogLeaseMs: number,
+    renew: (locks: HeldLock[]) => Promise<void>,
+  ) {
+    this.watchdog = new Watchdog(watchdogLeaseMs, renew);
+  }
+
+  get size(): number {
+    return this.held.size;
+  }
+
+  all(): HeldLock[] {
+    return [...this.held];
+  }
+
+  stop(): void {
+    this.watchdog.stop();
+  }
+
+  track(lock: HeldLock): HeldLock {
+    this.held.add(lock);
+    if (lock.watchdog) {
+      this.watchdog.add(lock);
+    }
+    return lock;
+  }
+
+  /** Synchronous, so no renewal can start for it from here on. */
+  untrack(lock: HeldLock): void {
+    lock.released = true;
+    clearTimeout(lock.expiryTimer);
+    this.watchdog.remove(lock);
+    this.held.delete(lock);
+  }
+
+  /** Redis confirmed the lease until `validUntil` (monotonic): move the deadline and its timer. */
+  renewed(lock: HeldLock, validUntil: number): void {
+    lock.validUntil = validUntil;
+    this.scheduleExpiry(lock);
+  }
+
+  /** Called when the holder first reads its signal: from then on, a lease running out aborts it. */
+  arm(lock: HeldLock): void {
+    if (!lock.released && performance.now() >= lock.validUntil) {
+      this.lost(lock, `lease of ${lock.leaseMs} ms ran out while held`);
+      return;
+    }
+    this.scheduleExpiry(lock);
+  }
+
+  /**
+   * The check before a write: local state and the monotonic clock only, no round trip. Each refusal is
+   * counted when it happens; the first one also marks the lock lost (aborts the signal, counts it lost,
+   * calls onLockLost), so the loss is on the metrics before the write, not at release.
+   */
+  assertValid(lock: HeldLock, marginMs: number): void {
+    if (lock.controller.signal.aborted) {
+      this.metrics.validityRefused.inc();
+      throw lock.controller.signal.reason as LockLostError;
+    }
+    if (lock.released) {
+      this.metrics.validityRefused.inc();
+      throw new LockLostError(lock.keys, 'the lock was released');
+    }
+    const left = lock.validUntil - performance.now();
+    if (left > marginMs) {
+      return;
+    }
+    this.metrics.validityRefused.inc();
+    this.lost(
+      lock,
+      left > 0
+        ? `validity check: ${Math.floor(left)} ms of the lease left, under the ${marginMs} ms margin`
+        : `validity check: the lease of ${lock.leaseMs} ms ran out while held`,
+    );
+    throw lock.controller.signal.reason as LockLostError;
+  }
+
+  /** Aborts the holder's signal when its lease runs out while it still holds the lock. */
+  private scheduleExpiry(lock: HeldLock): void {
+    if (!lock.armed || lock.released) {
+      return;
+    }
+    clearTimeout(lock.expiryTimer);
+    const ms = Math.max(0, lock.validUntil - performance.now());
+    lock.expiryTimer = setTimeout(
+      () => this.lost(lock, `lease of ${lock.leaseMs} ms ran out while held`),
+      ms,
+    );
+    lock.expiryTimer.unref();
+  }
+
+  lost(lock: HeldLock, reason: string, evenIfReleased = false): void {
+    if ((lock.released && !evenIfReleased) || lock.controller.signal.aborted) {
+      return;
+    }
+    this.watchdog.remove(lock);
+    clearTimeout(lock.expiryTimer);
+    this.held.delete(lock); // no longer ours; release() still answers NOT_HELD with its one owner-checked call
+    this.metrics.lost.inc({ reason: reason.split(':')[0].split(' ').slice(0, 2).join('_') });
+    this.logger.warn(`lock lost on ${lock.keys.join(', ')}: ${reason}`);
+    lock.controller.abort(new LockLostError(lock.keys, reason));
+    try {
+      this.onLockLost?.({ keys: lock.keys, reason });
+    } catch (e) {
+      this.logger.error(`onLockLost hook threw: ${String(e)}`);
+    }
+  }
+}

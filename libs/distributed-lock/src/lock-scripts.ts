@@ -1,0 +1,67 @@
+import type Redis from 'ioredis';
+import { ACQUIRE } from './lua/acquire.lua';
+import { EXTEND, RENEW_BATCH } from './lua/extend.lua';
+import { RELEASE } from './lua/release.lua';
+
+type ScriptCommands = Record<
+  'dlockAcquire' | 'dlockRelease' | 'dlockExtend' | 'dlockRenew',
+  (...a: unknown[]) => Promise<unknown>
+>;
+
+/**
+ * The lock's Lua scripts as typed calls: each is one EVALSHA (ioredis sends EVAL once per connection).
+ * The commands are looked up on the client at each call, so a test can spy on `redis.dlockAcquire`.
+ */
+export class LockScripts {
+  private readonly commands: ScriptCommands;
+
+  constructor(redis: Redis) {
+    const defs = {
+      dlockAcquire: ACQUIRE,
+      dlockRelease: RELEASE,
+      dlockExtend: EXTEND,
+      dlockRenew: RENEW_BATCH,
+    };
+    for (const [name, lua] of Object.entries(defs)) {
+      if (!(name in redis)) {
+        redis.defineCommand(name, { lua }); // key count passed per call
+      }
+    }
+    this.commands = redis as unknown as ScriptCommands;
+  }
+
+  /** [1, fencingToken] when taken; [0, pttl] when held (pttl -1: held by a key without expiry). */
+  acquire(fenceKey: string, redisKeys: readonly string[], owner: string, leaseMs: number) {
+    return this.commands.dlockAcquire(
+      redisKeys.length + 1,
+      fenceKey,
+      ...redisKeys,
+      owner,
+      leaseMs,
+    ) as Promise<[number, number]>;
+  }
+
+  /** How many of the keys still carried our owner token (and were deleted). */
+  async release(redisKeys: readonly string[], owner: string): Promise<number> {
+    return Number(await this.commands.dlockRelease(redisKeys.length, ...redisKeys, owner));
+  }
+
+  /** 1 extended, 0 not ours. */
+  async extend(redisKeys: readonly string[], owner: string, leaseMs: number): Promise<number> {
+    return Number(await this.commands.dlockExtend(redisKeys.length, ...redisKeys, owner, leaseMs));
+  }
+
+  /** One result per lock, in the order given: 1 renewed, 0 no longer ours. */
+  renew(
+    locks: readonly { redisKeys: readonly string[]; owner: string }[],
+    leaseMs: number,
+  ): Promise<number[]> {
+    const keys: string[] = [];
+    const args: (string | number)[] = [leaseMs];
+    for (const l of locks) {
+      keys.push(...l.redisKeys);
+      args.push(l.redisKeys.length, l.owner);
+    }
+    return this.commands.dlockRenew(keys.length, ...keys, ...args) as Promise<number[]>;
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * Edges of the lock against a real Redis, found by review (issue 9, items 9, 10 and 14). Test names carry
+ * the scenario numbers of section (b) of shared/reference/distributed-locks.md, then the issue item.
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
+import Redis from 'ioredis';
+import { Registry } from 'prom-client';
+import { LockHandle, LockLostError, LockNotAcquiredError } from '../src';
+import { DistributedLockService } from '../src/distributed-lock.service';
+import { eventually } from '../../../test/support/eventually';
+import { lockService, testRedis } from './support';
+
+let redis: Redis;
+const services: DistributedLockService[] = [];
+const lockKeyOf = (k: string) => (k.includes('{') ? `lock:${k}` : `lock:{${k}}`);
+
+function service(...a: Parameters<typeof lockService> extends [unknown, ...infer R] ? R : never) {
+  const s = lockService(redis, ...a);
+  services.push(s);
+  return s;
+}
+
+beforeAll(async () => {
+  redis = await testRedis();
+});
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((s) => s.onApplicationShutdown()));
+});
+afterAll(() => redis.quit());
+
+/** Resolves after the watchdog has sent `n` more renewal batches (a real wait on the real calls). */
+function renewalsSent(): () => number {
+  const spy = jest.spyOn(redis as unknown as { dlockRenew: () => Promise<unknown> }, 'dlockRenew');
+  return () => spy.mock.calls.length;
+}
+
+it('(9, 11; issue 9 #9) the watchdog declares exactly the lost locks lost, wherever they sit in the batch', async () => {
+  const lost: string[] = [];
+  const svc = service({ watchdogLeaseMs: 300, onLockLost: ({ keys }) => lost.push(keys.join(',')) });
+  const [t1, t2] = [randomUUID(), randomUUID()];
+  // Acquired in this order, so each tag's batch lists them in this order. Multi-key, several per tag.
+  const spec: Record<string, string[]> = {
+    lostFirstKey: [`seat:{${t1}}:A1`, `seat:{${t1}}:A2`], // A1 taken by another owner, A2 still ours
+    healthyA: [`seat:{${t1}}:B1`],
+    healthyMulti: [`seat:{${t1}}:C1`, `seat:{${t1}}:C2`, `seat:{${t1}}:C3`],
+    lostDeleted: [`seat:{${t1}}:D1`], // key gone (eviction, flush)
+    healthyB: [`seat:{${t1}}:E1`],
+    lostLastKey: [`seat:{${t1}}:F1`, `seat:{${t1}}:F2`], // F2 taken
+    healthyC: [`seat:{${t1}}:G1`, `seat:{${t1}}:G2`],
+    otherTagHealthy: [`seat:{${t2}}:A1`],
+    otherTagLost: [`seat:{${t2}}:B1`, `seat:{${t2}}:B2`, `seat:{${t2}}:B3`], // B2 taken
+    otherTagHealthyMulti: [`seat:{${t2}}:C1`, `seat:{${t2}}:C2`],
+  };
+  const handles: Record<string, LockHandle> = {};
+  for (const [name, keys] of Object.entries(spec)) {
+    handles[name] = await svc.acquire(keys); // no lease: the watchdog keeps it
+  }
+  const lostNames = ['lostFirstKey', 'lostDeleted', 'lostLastKey', 'otherTagLost'];
+  const healthyNames = Object.keys(spec).filter((n) => !lostNames.includes(n));
+
+  // one atomic change, so a renewal batch sees all of it or none of it
+  await redis
+    .multi()
+    .set(lockKeyOf(`seat:{${t1}}:A1`), 'intruder', 'PX', 60_000)
+    .del(lockKeyOf(`seat:{${t1}}:D1`))
+    .set(lockKeyOf(`seat:{${t1}}:F2`), 'intruder', 'PX', 60_000)
+    .set(lockKeyOf(`seat:{${t2}}:B2`), 'intruder', 'PX', 60_000)
+    .exec();
+
+  await eventually(() => lostNames.every((n) => handles[n].signal.aborted), 5000, 'lost locks aborted');
+  const sent = renewalsSent();
+  await eventually(() => sent() >= 4, 5000, 'two more renewal rounds'); // 2 tags x 2 rounds
+
+  expect(lost.sort()).toEqual(lostNames.map((n) => spec[n].join(',')).sort());
+  for (const n of lostNames) {
+    expect(() => handles[n].assertValid()).toThrow(LockLostError); // no validity extended for them
+  }
+  for (const n of healthyNames) {
+    expect([n, handles[n].signal.aborted]).toEqual([n, false]);
+    expect(() => handles[n].assertValid()).not.toThrow();
+    for (const k of spec[n]) {
+      expect(await redis.pttl(lockKeyOf(k))).toBeGreaterThan(0); // still ours and still renewed
+    }
+  }
+  // another owner's keys were not touched by our renewals
+  expect(await redis.pttl(lockKeyOf(`seat:{${t1}}:A1`))).toBeGreaterThan(30_000);
+  expect(await redis.get(lockKeyOf(`seat:{${t2}}:B2`))).toBe('intruder');
+  for (const n of healthyNames) {
+    expect(await handles[n].release()).toBe('RELEASED');
+  }
+  for (const n of lostNames) {
+    expect(await handles[n].release()).toBe('NOT_HELD');
+  }
+  expect(svc.heldCount).toBe(0);
+});
+
+it('(2; issue 9 #10) a lock key someone SET without expiry counts as held, never as free', async () => {
+  const svc = service();
+  const k = `test:${randomUUID()}`;
+  await redis.set(lockKeyOf(k), 'set-by-hand'); // no PX: PTTL answers -1
+  const err = await svc.acquire(k, { leaseMs: 1000, waitMs: 50 }).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(LockNotAcquiredError);
+  expect((err as LockNotAcquiredError).retryAfterMs).toBeGreaterThan(0);
+  const ran = jest.fn();
+  const skipped = await svc.runExclusive(k, { leaseMs: 1000, onContention: 'skip' }, () =>
+    Promise.resolve(ran()),
+  );
+  expect(skipped).toBeUndefined();
+  expect(ran).not.toHaveBeenCalled();
+  // all-or-none: a multi-key lock with one key held forever takes none of its keys
+  const ev = randomUUID();
+  await redis.set(lockKeyOf(`seat:{${ev}}:A2`), 'set-by-hand');
+  expect(await svc.tryAcquire([`seat:{${ev}}:A1`, `seat:{${ev}}:A2`], { leaseMs: 1000 })).toBeNull();
+  expect(await redis.exists(lockKeyOf(`seat:{${ev}}:A1`))).toBe(0);
+  expect(await redis.get(lockKeyOf(k))).toBe('set-by-hand');
+  expect(await redis.pttl(lockKeyOf(k))).toBe(-1);
+  expect(svc.heldCount).toBe(0);
+});
+
+async function total(registry: Registry, name: string): Promise<number> {
+  const metric = registry.getSingleMetric(name);
+  return metric ? (await metric.get()).values.reduce((n, v) => n + v.value, 0) : 0;
+}
+
+it('(22; issue 9 #14) assertValid() refuses a write once the lease ran out, counted at the check', async () => {
+  const registry = new Registry();
+  const svc = service({ registry });
+  const k = `test:${randomUUID()}`;
+  const a = await svc.acquire(k, { leaseMs: 200 });
+  a.assertValid(); // within its lease: passes and counts nothing
+  expect(await total(registry, 'distributed_lock_validity_refused_total')).toBe(0);
+  // A does nothing (a pause) until Redis has let its lease go and B holds the key
+  await eventually(async () => (await redis.exists(lockKeyOf(k))) === 0, 3000, 'lease expired in Redis');
+  const b = await svc.acquire(k, { leaseMs: 5000 });
+  expect(() => a.assertValid()).toThrow(LockLostError);
+  expect(a.signal.aborted).toBe(true);
+  expect(await total(registry, 'distributed_lock_validity_refused_total')).toBe(1);
+  expect(await total(registry, 'distributed_lock_lost_total')).toBe(1); // now, before any release
+  expect(() => a.assertValid()).toThrow(LockLostError);
+  expect(await total(registry, 'distributed_lock_validity_refused_total')).toBe(2); // every refused write
+  expect(await a.release()).toBe('NOT_HELD');
+  expect(await total(registry, 'distributed_lock_lost_total')).toBe(1); // not counted again at release
+  expect(await b.release()).toBe('RELEASED');
+});
+
+it('(22, 24; issue 9 #14) assertValid() keeps a safety margin before the lease ends', async () => {
+  const registry = new Registry();
+  const svc = service({ registry, validityMarginMs: 10_000 });
+  const k = `test:${randomUUID()}`;
+  const a = await svc.acquire(k, { leaseMs: 5000 }); // less than the margin: never safe to write
+  expect(() => a.assertValid()).toThrow(LockLostError);
+  expect(await redis.exists(lockKeyOf(k))).toBe(1); // Redis still has it: the margin refused, not Redis
+  expect(await a.release()).toBe('RELEASED'); // still ours in Redis: the release frees it at once
+  const b = await svc.acquire(k, { leaseMs: 5000 });
+  expect(() => b.assertValid({ marginMs: 0 })).not.toThrow(); // a caller may choose its own margin
+  expect(await b.release()).toBe('RELEASED');
+  expect(() => b.assertValid({ marginMs: 0 })).toThrow(LockLostError); // released: no longer ours to write
+});
+
+it('(22; issue 9 #14) a holder paused with SIGSTOP past its lease checks validity and does not write', async () => {
+  const k = `test:${randomUUID()}`;
+  const storeKey = `store:${randomUUID()}`;
+  const child = spawn(
+    process.execPath,
+    [
+      '-r',
+      '@swc-node/register',
+      path.join(__dirname, 'fixtures', 'paused-writer-child.ts'),
+      k,
+      '300',
+      storeKey,
+    ],
+    { env: process.env, stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  try {
+    await eventually(() => out.includes('locked') || child.exitCode !== null, 30_000, 'child locked');
+    expect(out).toContain('locked');
+    child.kill('SIGSTOP');
+    await eventually(async () => (await redis.exists(lockKeyOf(k))) === 0, 5000, 'lease expired in Redis');
+    const svc = service();
+    const b = await svc.acquire(k, { leaseMs: 5000 });
+    await redis.set(storeKey, 'from B');
+    child.kill('SIGCONT');
+    child.stdin.end('write\n');
+    await eventually(() => out.includes('metrics'), 10_000, 'child checked and reported');
+    expect(out).toContain('outcome refused LockLostError');
+    const metrics = JSON.parse(out.split('metrics ')[1].split('\n')[0]) as Record<string, number>;
+    expect(metrics).toEqual({ refused: 1, lost: 1 });
+    expect(await redis.get(storeKey)).toBe('from B');
+    expect(await b.release()).toBe('RELEASED');
+    await eventually(() => child.exitCode !== null, 10_000, 'child exited');
+    expect(child.exitCode).toBe(0);
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
