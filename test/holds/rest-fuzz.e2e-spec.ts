@@ -21,7 +21,8 @@ let holdId: string;
 let tokens: Record<'alice' | 'bob' | 'admin', string>;
 
 beforeAll(async () => {
-  api = await startApi({ HOLD_MAX_SEATS_PER_HOLD: '4' });
+  // every request must reach the parser and validation: rate limits have their own tests
+  api = await startApi({ HOLD_MAX_SEATS_PER_HOLD: '4', RATE_LIMIT_ENABLED: 'false' });
   db = await openDb();
   redis = new Redis(process.env.REDIS_URL!);
   eventId = await createEvent(api, 1, 10);
@@ -273,4 +274,192 @@ it('refuses every generated bad request with a 4xx envelope and changes nothing'
       .map(([k, n]) => `  ${k}: ${n}`)
       .join('\n')}`,
   );
+});
+
+// ---- the parser's edges: depth, numbers JavaScript cannot hold, long strings, repeated keys ----------
+
+/** `depth` arrays inside each other around `inner`. */
+const nestedArrays = (depth: number, inner = '') => '['.repeat(depth) + inner + ']'.repeat(depth);
+/** `depth` objects inside each other, each under key `k`, around `inner`. */
+const nestedObjects = (depth: number, inner = '1') => '{"k":'.repeat(depth) + inner + '}'.repeat(depth);
+
+interface RawCase {
+  what: string;
+  method: string;
+  path: () => string;
+  raw: string;
+  token?: () => string;
+  /** the answer expected; 400 when left out */
+  status?: number;
+}
+
+const hold = () => `/v1/events/${eventId}/holds`;
+const extend = () => `/v1/holds/${holdId}/extend`;
+const confirm = () => `/v1/holds/${holdId}/confirm`;
+const eventBody = (seats: string, extra = '') =>
+  `{"name":"x","startsAt":"2030-01-01T00:00:00Z","sections":[{"name":"S","category":"c","rows":[{"row":"A","seats":${seats}}]${extra}}]}`;
+
+/**
+ * Every one must be refused with a 4xx envelope and change nothing. Duplicate keys are refused even when
+ * each value alone would be valid: JSON leaves their meaning open (RFC 8259 §4), and a body that one
+ * parser reads as "first wins" and another as "last wins" must not reach a decision.
+ */
+const edgeCases: RawCase[] = [
+  // nesting: refused before anything walks the value recursively
+  { what: 'arrays 2,000 deep as the body', method: 'POST', path: hold, raw: nestedArrays(2000) },
+  {
+    what: 'arrays 2,000 deep in seatIds',
+    method: 'POST',
+    path: hold,
+    raw: `{"seatIds":${nestedArrays(2000)}}`,
+  },
+  { what: 'objects 5,000 deep as the body', method: 'POST', path: hold, raw: nestedObjects(5000) },
+  {
+    what: 'objects 5,000 deep in ttlSeconds',
+    method: 'POST',
+    path: extend,
+    raw: `{"ttlSeconds":${nestedObjects(5000)}}`,
+  },
+  { what: 'objects 5,000 deep, confirm', method: 'POST', path: confirm, raw: nestedObjects(5000) },
+  {
+    what: 'arrays 2,000 deep in an event layout',
+    method: 'POST',
+    path: () => '/v1/events',
+    raw: eventBody(nestedArrays(2000, '1')),
+    token: () => tokens.admin,
+  },
+  {
+    what: 'arrays and objects mixed, 3,000 deep',
+    method: 'POST',
+    path: hold,
+    raw: nestedArrays(1500, nestedObjects(1500)),
+  },
+  {
+    what: 'objects 40 deep (over the limit)',
+    method: 'POST',
+    path: hold,
+    raw: `{"seatIds":["S-A-3"],"x":${nestedObjects(40)}}`,
+  },
+  // numbers: JSON allows them, JavaScript rounds them; none is a valid ttl, seat count or id
+  {
+    what: 'ttl 1e400 (Infinity)',
+    method: 'POST',
+    path: hold,
+    raw: '{"seatIds":["S-A-3"],"ttlSeconds":1e400}',
+  },
+  { what: 'ttl -1e400', method: 'POST', path: extend, raw: '{"ttlSeconds":-1e400}' },
+  {
+    what: 'ttl 2**64',
+    method: 'POST',
+    path: hold,
+    raw: '{"seatIds":["S-A-3"],"ttlSeconds":18446744073709551616}',
+  },
+  { what: 'ttl -0', method: 'POST', path: extend, raw: '{"ttlSeconds":-0}' },
+  { what: 'ttl 1e-400 (0)', method: 'POST', path: extend, raw: '{"ttlSeconds":1e-400}' },
+  {
+    what: 'ttl 60.0000000000000001 (60 after rounding)',
+    method: 'POST',
+    path: extend,
+    raw: '{"ttlSeconds":60.0000000000000001e400}',
+  },
+  { what: 'seat id 1e400', method: 'POST', path: hold, raw: '{"seatIds":[1e400]}' },
+  { what: 'orderId 2**64', method: 'POST', path: confirm, raw: '{"orderId":18446744073709551616}' },
+  {
+    what: 'seats per row 1e400',
+    method: 'POST',
+    path: () => '/v1/events',
+    raw: eventBody('1e400'),
+    token: () => tokens.admin,
+  },
+  {
+    what: 'seats per row 2**64',
+    method: 'POST',
+    path: () => '/v1/events',
+    raw: eventBody('18446744073709551616'),
+    token: () => tokens.admin,
+  },
+  // long strings: within the body limit they fail validation, beyond it the limit (413)
+  { what: 'a 60,000-char seat id', method: 'POST', path: hold, raw: `{"seatIds":["${'A'.repeat(60_000)}"]}` },
+  {
+    what: 'a 60,000-char orderId',
+    method: 'POST',
+    path: confirm,
+    raw: `{"orderId":"${'o'.repeat(60_000)}"}`,
+  },
+  {
+    what: 'a 60,000-char key',
+    method: 'POST',
+    path: extend,
+    raw: `{"ttlSeconds":60,"${'k'.repeat(60_000)}":1}`,
+  },
+  {
+    what: 'a string over the body limit',
+    method: 'POST',
+    path: hold,
+    raw: `{"seatIds":["${'A'.repeat(200_000)}"]}`,
+    status: 413,
+  },
+  // duplicate keys, valid values included
+  { what: 'seatIds twice', method: 'POST', path: hold, raw: '{"seatIds":["S-A-3"],"seatIds":["S-A-3"]}' },
+  {
+    what: 'seatIds twice, last bad',
+    method: 'POST',
+    path: hold,
+    raw: '{"seatIds":["S-A-3"],"seatIds":["no such"]}',
+  },
+  { what: 'ttlSeconds twice', method: 'POST', path: extend, raw: '{"ttlSeconds":60,"ttlSeconds":120}' },
+  { what: 'orderId twice', method: 'POST', path: confirm, raw: '{"orderId":"o-1","orderId":"o-2"}' },
+  {
+    what: 'a key twice, one escaped',
+    method: 'POST',
+    path: extend,
+    raw: '{"ttlSeconds":60,"ttl\\u0053econds":60}',
+  },
+  {
+    what: 'a nested key twice',
+    method: 'POST',
+    path: () => '/v1/events',
+    raw: eventBody('1', ',"name":"T"'),
+    token: () => tokens.admin,
+  },
+];
+
+it.each(edgeCases.map((c) => [c.what, c] as const))(
+  'refuses %s with a 4xx envelope and changes nothing',
+  async (_what, c) => {
+    const before = await snapshot();
+    const r = await api.call(c.method, c.path(), { token: c.token?.() ?? tokens.alice, raw: c.raw });
+    expect({ status: r.status, body: r.body }).toMatchObject({
+      status: c.status ?? 400,
+      body: { statusCode: c.status ?? 400, code: expect.any(String), requestId: expect.any(String) },
+    });
+    expect(await snapshot()).toBe(before);
+  },
+);
+
+it('refuses generated deep nesting and repeated keys anywhere in a body, changing nothing', async () => {
+  const before = await snapshot();
+  const deep = fc
+    .tuple(fc.integer({ min: 33, max: 6000 }), fc.boolean(), fc.constantFrom('seatIds', 'ttlSeconds', 'x'))
+    .map(([depth, arrays, key]) => {
+      const value = arrays ? nestedArrays(depth, '1') : nestedObjects(depth);
+      return `{"seatIds":["S-A-3"],"${key}":${value}}`.replace('"seatIds":["S-A-3"],"seatIds"', '"seatIds"');
+    });
+  const repeated = fc
+    .tuple(fc.constantFrom('seatIds', 'ttlSeconds'), fc.integer({ min: 30, max: 600 }))
+    .map(([key, ttl]) =>
+      key === 'seatIds'
+        ? `{"seatIds":["S-A-3"],"ttlSeconds":${ttl},"seatIds":["S-A-4"]}`
+        : `{"ttlSeconds":${ttl},"seatIds":["S-A-3"],"ttlSeconds":${ttl}}`,
+    );
+  await fc.assert(
+    fc.asyncProperty(fc.oneof(deep, repeated), async (raw) => {
+      const r = await api.call('POST', hold(), { token: tokens.alice, raw });
+      if (r.status !== 400 || r.body?.statusCode !== 400 || typeof r.body?.requestId !== 'string') {
+        throw new Error(`not refused: ${raw.slice(0, 80)}… -> ${r.status} ${JSON.stringify(r.body)}`);
+      }
+    }),
+    { numRuns: 150, endOnFailure: true },
+  );
+  expect(await snapshot()).toBe(before);
 });

@@ -7,6 +7,7 @@ import { loadConfig } from '@app/config';
 import { createLogger, recordHttpMetrics } from '@app/observability';
 import { AppModule } from '../app.module';
 import { ErrorEnvelopeFilter, sendErrorEnvelope } from '../common/error-envelope.filter';
+import { installJsonBodyParser } from '../common/json-body';
 import { createValidationPipe } from '../common/validation';
 
 /**
@@ -29,6 +30,8 @@ export async function createSeatApi(): Promise<NestFastifyApplication> {
   // JSON only: Fastify's own JSON parser (honours bodyLimit); Nest's urlencoded parser and Fastify's
   // text/plain one are left out, so any other body is a 415 instead of a string fed to validation
   adapter.getInstance().removeContentTypeParser('text/plain');
+  // the same JSON parser, then refuses bodies nested too deep or repeating a key (common/json-body.ts)
+  installJsonBodyParser(adapter.getInstance());
   recordHttpMetrics(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, {
     logger: createLogger(config.log.level, config.log.format, 'seat-api'),

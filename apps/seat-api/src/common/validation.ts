@@ -1,5 +1,6 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
-import { ApiError } from './api-error';
+import { ApiError, ApiErrorDetail } from './api-error';
+import { MAX_JSON_DEPTH } from './json-body';
 
 function flatten(errors: ValidationError[], parent = ''): { field: string; message: string }[] {
   return errors.flatMap((e) => {
@@ -16,29 +17,43 @@ function flatten(errors: ValidationError[], parent = ''): { field: string; messa
  */
 const PROTOTYPE_NAMES = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
 
-function prototypeNamedFields(value: unknown, parent = ''): string[] {
-  if (typeof value !== 'object' || value === null) {
-    return [];
+/**
+ * What must be refused before class-transformer and class-validator walk the body (both recurse): nesting
+ * deeper than MAX_JSON_DEPTH (2,000 nested arrays overflowed the stack: a 500) and prototype-named fields.
+ * The JSON body parser already refuses deep bodies (json-body.ts); this is the pipe's own guarantee, for
+ * any body that reaches it. Iterative, with an explicit stack, so no depth can overflow it.
+ */
+function refusedFields(body: unknown): ApiErrorDetail[] {
+  const refused: ApiErrorDetail[] = [];
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value: body, path: '', depth: 0 }];
+  while (stack.length > 0) {
+    const { value, path, depth } = stack.pop()!;
+    if (typeof value !== 'object' || value === null) {
+      continue;
+    }
+    if (depth >= MAX_JSON_DEPTH) {
+      return [
+        { field: path || 'body', message: `nests arrays/objects deeper than ${MAX_JSON_DEPTH} levels` },
+      ];
+    }
+    for (const key of Object.keys(value)) {
+      const field = path ? `${path}.${key}` : key;
+      if (PROTOTYPE_NAMES.has(key)) {
+        refused.push({ field, message: `property ${field} should not exist` });
+      }
+      stack.push({ value: (value as Record<string, unknown>)[key], path: field, depth: depth + 1 });
+    }
   }
-  return Object.keys(value).flatMap((key) => {
-    const field = parent ? `${parent}.${key}` : key;
-    const nested = prototypeNamedFields((value as Record<string, unknown>)[key], field);
-    return PROTOTYPE_NAMES.has(key) ? [field, ...nested] : nested;
-  });
+  return refused;
 }
 
 /** Input is validated at the edge: unknown fields are refused, every offending field is named. */
 class EdgeValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body') {
-      const refused = prototypeNamedFields(value);
+      const refused = refusedFields(value);
       if (refused.length > 0) {
-        throw new ApiError(
-          400,
-          'VALIDATION_FAILED',
-          'The request is not valid',
-          refused.map((field) => ({ field, message: `property ${field} should not exist` })),
-        );
+        throw new ApiError(400, 'VALIDATION_FAILED', 'The request is not valid', refused);
       }
     }
     return super.transform(value, metadata);

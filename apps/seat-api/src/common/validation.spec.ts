@@ -1,0 +1,64 @@
+import { ArgumentMetadata } from '@nestjs/common';
+import { ArrayMaxSize, IsArray, IsString } from 'class-validator';
+import { ApiError } from './api-error';
+import { createValidationPipe } from './validation';
+
+class SeatsDto {
+  @IsArray()
+  @ArrayMaxSize(10)
+  @IsString({ each: true })
+  seatIds!: string[];
+}
+
+const body: ArgumentMetadata = { type: 'body', metatype: SeatsDto };
+
+/** `depth` arrays (or objects) inside each other, built without recursion. */
+function nested(depth: number, arrays: boolean): unknown {
+  let value: unknown = 1;
+  for (let i = 0; i < depth; i++) {
+    value = arrays ? [value] : { k: value };
+  }
+  return value;
+}
+
+async function refusal(value: unknown): Promise<ApiError> {
+  try {
+    await createValidationPipe().transform(value, body);
+  } catch (e) {
+    return e as ApiError;
+  }
+  throw new Error('accepted');
+}
+
+describe('the validation pipe', () => {
+  it.each([
+    ['arrays 2,000 deep as the body', nested(2000, true)],
+    ['objects 5,000 deep as the body', nested(5000, false)],
+    ['arrays 100,000 deep in a field', { seatIds: nested(100_000, true) }],
+    ['objects 33 deep in an unknown field', { seatIds: ['a'], x: nested(33, false) }],
+  ])('refuses %s with 400 VALIDATION_FAILED, never a RangeError', async (_what, value) => {
+    const e = await refusal(value);
+    expect(e).toBeInstanceOf(ApiError);
+    expect(e.getStatus()).toBe(400);
+    expect(e.code).toBe('VALIDATION_FAILED');
+    expect(e.errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/deeper than 32/) })]);
+  });
+
+  it('still names prototype-named fields at any depth it accepts', async () => {
+    const e = await refusal({ seatIds: ['a'], toString: 1, x: { constructor: 1 } });
+    expect(e.errors).toEqual(
+      expect.arrayContaining([
+        { field: 'toString', message: 'property toString should not exist' },
+        { field: 'x.constructor', message: 'property x.constructor should not exist' },
+      ]),
+    );
+  });
+
+  it('lets a body within the depth limit through to class-validator', async () => {
+    await expect(createValidationPipe().transform({ seatIds: ['S-A-1'] }, body)).resolves.toEqual({
+      seatIds: ['S-A-1'],
+    });
+    const e = await refusal({ seatIds: nested(20, true) });
+    expect(e.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'seatIds' })]));
+  });
+});
