@@ -46,6 +46,8 @@ it('seeds nothing and logs no token with SEED_DEMO_EVENT=false', async () => {
   const logs = await bootCapturingLogs({ SEED_DEMO_EVENT: 'false' });
   // the capture works: the boot's own 'log' lines are there
   expect(logs).toMatch(/successfully started/);
+  // and SWEEPER_ENABLED=false, which every e2e test gets from startApi, really turns the sweeper off
+  expect(logs).toContain('sweeper disabled');
   expect(logs.match(JWT)).toBeNull();
   expect(logs).not.toContain(DEMO_EVENT_ID);
   expect(await db.count('events', 'id = $1', [DEMO_EVENT_ID])).toBe(0);
