@@ -17,3 +17,5 @@ process.env.KAFKA_TOPIC_DEAD_LETTER = `seat.expired.dlq.${run}.${file}`;
 process.env.KAFKA_CONSUMER_GROUP = `history.${run}.${file}`;
 process.env.AUTH_JWT_SECRET = process.env.AUTH_JWT_SECRET ?? 'test-secret-0123456789abcdef';
 process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'warn';
+// Tests play thousands of requests as a handful of users; test/holds/rate-limit.e2e-spec.ts turns limits on.
+process.env.RATE_LIMIT_ENABLED = process.env.RATE_LIMIT_ENABLED ?? 'false';

@@ -13,6 +13,7 @@ import { CatalogueModule } from './catalogue/catalogue.module';
 import { ExpiryModule } from './expiry/expiry.module';
 import { HealthModule } from './health/health.module';
 import { HoldsModule } from './holds/holds.module';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
 
 /**
  * The seat-hold service: infrastructure modules first, then one module per capability.
@@ -33,6 +34,7 @@ import { HoldsModule } from './holds/holds.module';
     }),
     ScheduleModule.forRoot(),
     AuthModule,
+    RateLimitModule, // after AuthModule: its guard keys on the user the JWT guard found
     CatalogueModule,
     HoldsModule,
     ExpiryModule,

@@ -84,6 +84,16 @@ export class AppConfig {
     };
   }
 
+  get rateLimit() {
+    const e = this.env;
+    return {
+      enabled: e.RATE_LIMIT_ENABLED,
+      windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
+      holdsPerWindow: e.RATE_LIMIT_HOLDS_PER_WINDOW,
+      seatMapReadsPerWindow: e.RATE_LIMIT_SEAT_MAP_READS_PER_WINDOW,
+    };
+  }
+
   get seedDemoEvent(): boolean {
     return this.env.SEED_DEMO_EVENT;
   }

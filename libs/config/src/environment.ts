@@ -158,4 +158,20 @@ export class Environment {
 
   @EnvBoolean()
   SEED_DEMO_EVENT: boolean = false;
+
+  // --- Rate limits, per caller (the user of a token, else the client address), shared through Redis
+  @EnvBoolean()
+  RATE_LIMIT_ENABLED: boolean = true;
+
+  /** Fixed windows: a caller over a limit is refused (429, Retry-After) until its window ends. */
+  @EnvInteger(1, 86400)
+  RATE_LIMIT_WINDOW_SECONDS: number = 60;
+
+  /** Hold requests per caller per window (a person at a seat picker makes a handful a minute). */
+  @EnvInteger(1, 1_000_000)
+  RATE_LIMIT_HOLDS_PER_WINDOW: number = 60;
+
+  /** Seat-map reads per caller per window (600 a minute allows polling every 100 ms). */
+  @EnvInteger(1, 1_000_000)
+  RATE_LIMIT_SEAT_MAP_READS_PER_WINDOW: number = 600;
 }

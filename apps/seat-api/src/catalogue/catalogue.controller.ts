@@ -4,6 +4,7 @@ import { ApiErrors } from '../common/api-errors.decorator';
 import { eventIdPipe } from '../common/pipes/event-id.pipe';
 import { Roles } from '../auth/auth.decorators';
 import { HoldStore } from '../holds/store';
+import { RateLimited } from '../rate-limit/rate-limit.decorator';
 import { CatalogueService } from './catalogue.service';
 import { CreateEventDto } from './dto/create-event.dto';
 import { CreatedEventView, SeatMapView, SeatView } from './seat-map.view';
@@ -28,9 +29,10 @@ export class CatalogueController {
   }
 
   @Get(':eventId/seats')
+  @RateLimited('seatMapRead')
   @ApiOperation({ summary: 'Seat map: every seat AVAILABLE, HELD or BOOKED (never who holds it)' })
   @ApiResponse({ status: 200, type: SeatMapView })
-  @ApiErrors([404, 'EVENT_NOT_FOUND'], [503, 'DEPENDENCY_UNAVAILABLE'])
+  @ApiErrors([404, 'EVENT_NOT_FOUND'], [429, 'RATE_LIMITED (Retry-After)'], [503, 'DEPENDENCY_UNAVAILABLE'])
   async seatMap(@Param('eventId', eventIdPipe) eventId: string): Promise<SeatMapView> {
     const seats = await this.catalogue.requireSeats(eventId);
     const states = await this.holds.seatStates(eventId);

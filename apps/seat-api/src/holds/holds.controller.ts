@@ -10,6 +10,7 @@ import { ConfirmHoldDto } from './dto/confirm-hold.dto';
 import { CreateHoldDto } from './dto/create-hold.dto';
 import { ExtendHoldDto } from './dto/extend-hold.dto';
 import { BookingView, HoldView } from './hold.view';
+import { RateLimited } from '../rate-limit/rate-limit.decorator';
 import { HoldsService } from './holds.service';
 import { IdempotencyService } from './idempotency.service';
 
@@ -25,6 +26,7 @@ export class HoldsController {
   ) {}
 
   @Post('events/:eventId/holds')
+  @RateLimited('holdCreate')
   @ApiOperation({ summary: 'Hold seats, all or none' })
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'replays the first answer for 24 h' })
   @ApiResponse({ status: 201, type: HoldView })
@@ -32,6 +34,7 @@ export class HoldsController {
     [404, 'EVENT_NOT_FOUND | SEAT_NOT_FOUND (errors: [{ seatId }])'],
     [409, 'SEATS_UNAVAILABLE (errors: [{ seatId, reason: HELD | BOOKED }]) | IDEMPOTENCY_IN_PROGRESS'],
     [422, 'HOLD_LIMIT_EXCEEDED | IDEMPOTENCY_KEY_REUSED'],
+    [429, 'RATE_LIMITED (Retry-After)'],
     [503, 'BUSY | DEPENDENCY_UNAVAILABLE (Retry-After)'],
   )
   async create(

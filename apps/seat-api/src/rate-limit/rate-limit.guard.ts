@@ -1,0 +1,31 @@
+import { ExecutionContext, Injectable } from '@nestjs/common';
+import { ThrottlerGuard } from '@nestjs/throttler';
+import type { ThrottlerLimitDetail } from '@nestjs/throttler/dist/throttler.guard.interface';
+import { AuthUser } from '../auth/auth-user';
+import { ApiError } from '../common/api-error';
+
+/**
+ * @nestjs/throttler's guard, keyed per caller: the user when the request carried a valid token (the JWT
+ * guard, registered first, has set `req.user`), else the client address. Over the limit it answers 429
+ * `RATE_LIMITED` in the one error envelope, with a plain `Retry-After` (the library would name the header
+ * after the throttler, which no client reads).
+ */
+@Injectable()
+export class RateLimitGuard extends ThrottlerGuard {
+  protected override getTracker(req: { user?: AuthUser; ip?: string }): Promise<string> {
+    return Promise.resolve(req.user ? `user:${req.user.id}` : `ip:${req.ip ?? 'unknown'}`);
+  }
+
+  protected override throwThrottlingException(
+    _context: ExecutionContext,
+    detail: ThrottlerLimitDetail,
+  ): Promise<void> {
+    throw new ApiError(
+      429,
+      'RATE_LIMITED',
+      `Too many requests: at most ${detail.limit} per ${Math.round(detail.ttl / 1000)} s; retry after ${detail.timeToBlockExpire} s`,
+      undefined,
+      { 'retry-after': String(detail.timeToBlockExpire) },
+    );
+  }
+}

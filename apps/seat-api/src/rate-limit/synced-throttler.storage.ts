@@ -1,0 +1,196 @@
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import type { ThrottlerStorage } from '@nestjs/throttler';
+import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
+import type Redis from 'ioredis';
+import { REDIS_CLIENT } from '@app/redis';
+import { counter, gauge } from '@app/observability';
+import { SYNC_COUNTER } from './synced-counter.lua';
+
+/** How often an instance adds its new hits to Redis and learns the other instances' totals. */
+export const SYNC_INTERVAL_MS = 100;
+/** Callers tracked at once per instance; past it the least recently seen one is forgotten. */
+const MAX_TRACKED = 50_000;
+
+const tracked = gauge('rate_limit_tracked_callers', 'Caller windows this instance keeps in memory');
+const refused = counter('rate_limit_refused_total', 'Requests refused with 429, by limit', ['limit']);
+const syncFailures = counter('rate_limit_sync_failures_total', 'Syncs of hit counts to Redis that failed');
+
+interface Window {
+  id: string;
+  /** Which fixed window (now / ttl): a new window starts a new count. */
+  index: number;
+  endsAtMs: number;
+  ttlMs: number;
+  redisKey: string;
+  /** Total over every instance as Redis last answered it (our synced hits included). */
+  known: number;
+  /** Our hits not yet sent, and those being sent right now. */
+  unsynced: number;
+  inFlight: number;
+}
+
+/**
+ * The hit counts behind @nestjs/throttler, shared by every instance through Redis without a Redis round
+ * trip per request (a hold already makes three, the most issue #11 allows). Each instance decides from
+ * what it knows: the shared total as of its last sync plus its own hits since. Every SYNC_INTERVAL_MS it
+ * adds its new hits to the shared counter (one script per active caller, auto-pipelined) and learns the
+ * total. On one instance the limit is exact; a caller spread over several instances can get past it by
+ * what each instance lets through before its next sync shows it the others' hits (one interval's worth). If Redis does not answer, each
+ * instance keeps limiting on its own counts and sends them when Redis is back.
+ *
+ * Windows are fixed (now / ttl): a caller over the limit is refused until its window ends, and refused
+ * requests do not count (a client that keeps retrying is not locked out for longer).
+ */
+@Injectable()
+export class SyncedThrottlerStorage implements ThrottlerStorage, OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('RateLimit');
+  private readonly windows = new Map<string, Window>();
+  private readonly dirty = new Set<string>();
+  private timer?: NodeJS.Timeout;
+  private syncing?: Promise<void>;
+  private failing = false;
+
+  constructor(@Inject(REDIS_CLIENT) private readonly redis: Redis) {
+    if (!('rateLimitSync' in redis)) {
+      redis.defineCommand('rateLimitSync', { numberOfKeys: 1, lua: SYNC_COUNTER });
+    }
+  }
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.sync(), SYNC_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    await this.sync(); // what this instance counted still reaches the others
+  }
+
+  increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    _blockDuration: number,
+    throttlerName: string,
+  ): Promise<ThrottlerStorageRecord> {
+    const now = Date.now();
+    const id = `${throttlerName}:${key}`;
+    const w = this.windowOf(id, now, ttl);
+    const seen = w.known + w.unsynced + w.inFlight;
+    const timeToExpire = Math.max(1, Math.ceil((w.endsAtMs - now) / 1000));
+    if (seen >= limit) {
+      refused.inc({ limit: throttlerName });
+      return Promise.resolve({
+        totalHits: seen,
+        timeToExpire,
+        isBlocked: true,
+        timeToBlockExpire: timeToExpire,
+      });
+    }
+    w.unsynced++;
+    this.dirty.add(id);
+    return Promise.resolve({ totalHits: seen + 1, timeToExpire, isBlocked: false, timeToBlockExpire: 0 });
+  }
+
+  /** Sends every window's new hits; one sync at a time. Exposed for tests that must not wait a tick. */
+  sync(): Promise<void> {
+    this.syncing ??= this.syncDirty().finally(() => (this.syncing = undefined));
+    return this.syncing;
+  }
+
+  private windowOf(id: string, now: number, ttlMs: number): Window {
+    const index = Math.floor(now / ttlMs);
+    let w = this.windows.get(id);
+    if (w && w.index === index) {
+      // most recently used last: Map keeps insertion order, so the first entry is the one to forget
+      this.windows.delete(id);
+      this.windows.set(id, w);
+      return w;
+    }
+    w = {
+      id,
+      index,
+      endsAtMs: (index + 1) * ttlMs,
+      ttlMs,
+      // the key names the hashed caller (from the guard) and the window: one counter per window
+      redisKey: `rl:{${id}}:${index}`,
+      known: 0,
+      unsynced: 0,
+      inFlight: 0,
+    };
+    this.windows.delete(id);
+    this.windows.set(id, w);
+    while (this.windows.size > MAX_TRACKED) {
+      const oldest = this.windows.keys().next().value as string;
+      this.windows.delete(oldest);
+      this.dirty.delete(oldest);
+    }
+    tracked.set(this.windows.size);
+    return w;
+  }
+
+  private async syncDirty(): Promise<void> {
+    const now = Date.now();
+    const batch: Window[] = [];
+    for (const id of this.dirty) {
+      const w = this.windows.get(id);
+      if (w && w.unsynced > 0) {
+        w.inFlight = w.unsynced;
+        w.unsynced = 0;
+        batch.push(w);
+      }
+    }
+    this.dirty.clear();
+    const run = this.redis as unknown as {
+      rateLimitSync(key: string, add: number, ttl: number): Promise<number>;
+    };
+    const results = await Promise.allSettled(
+      batch.map((w) => run.rateLimitSync(w.redisKey, w.inFlight, w.ttlMs * 2)),
+    );
+    let failed = 0;
+    results.forEach((r, i) => {
+      const w = batch[i];
+      if (r.status === 'fulfilled') {
+        w.known = Math.max(w.known, Number(r.value));
+      } else {
+        failed++;
+        w.unsynced += w.inFlight; // sent again next time: Redis never counted them
+        this.dirty.add(w.id);
+      }
+      w.inFlight = 0;
+    });
+    this.reportFailures(failed);
+    this.forgetEnded(now);
+  }
+
+  private reportFailures(failed: number): void {
+    if (failed > 0) {
+      syncFailures.inc(failed);
+      if (!this.failing) {
+        this.logger.warn(
+          'rate-limit counts cannot reach Redis; each instance limits on its own counts meanwhile',
+        );
+      }
+      this.failing = true;
+    } else if (this.failing) {
+      this.logger.log('rate-limit counts shared through Redis again');
+      this.failing = false;
+    }
+  }
+
+  /**
+   * Windows that ended and have nothing left to send are dropped. The map is in least-recently-used order,
+   * so the walk stops at the first window still running: the ones after it were used more recently.
+   */
+  private forgetEnded(now: number): void {
+    for (const [id, w] of this.windows) {
+      if (w.endsAtMs > now) {
+        break;
+      }
+      if (w.unsynced === 0 && w.inFlight === 0) {
+        this.windows.delete(id);
+      }
+    }
+    tracked.set(this.windows.size);
+  }
+}
