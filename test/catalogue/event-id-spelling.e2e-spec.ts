@@ -100,6 +100,34 @@ describe('an event id in another letter case is the same event', () => {
     expect((await hold(eventId, alice, ['S-B-1'])).status).toBe(201);
   });
 
+  it('treats a hold id as an exact token: another letter case is no hold (404), and changes nothing', async () => {
+    const h = await hold(eventId, bob, ['S-B-2']);
+    expect(h.status).toBe(201);
+    const id: string = h.body.holdId;
+    // the event part is hex (case-insensitive in a UUID), the rest base64url (case matters): neither is folded
+    const other = [
+      id.slice(0, 32).toUpperCase() + id.slice(32),
+      id.slice(0, 32) + id.slice(32).toUpperCase(),
+    ];
+    for (const spelling of other.filter((s) => s !== id)) {
+      for (const [method, path, body] of [
+        ['GET', `/v1/holds/${spelling}`, undefined],
+        ['POST', `/v1/holds/${spelling}/extend`, { ttlSeconds: 120 }],
+        ['POST', `/v1/holds/${spelling}/confirm`, { orderId: 'order-spelling-2' }],
+        ['DELETE', `/v1/holds/${spelling}`, undefined],
+      ] as const) {
+        const r = await api.call(method, path, { token: bob, body });
+        expect({ method, status: r.status, code: r.body?.code }).toEqual({
+          method,
+          status: 404,
+          code: 'HOLD_NOT_FOUND',
+        });
+      }
+    }
+    const same = await api.call('GET', `/v1/holds/${id}`, { token: bob });
+    expect(same.body).toMatchObject({ status: 'ACTIVE', extensionsUsed: 0 });
+  });
+
   it('keeps one cache entry, one registry entry and one set of Redis keys for 150 spellings', async () => {
     for (const id of spellings(eventId, 150)) {
       expect((await api.call('GET', `/v1/events/${id}/seats`, { token: bob })).status).toBe(200);
