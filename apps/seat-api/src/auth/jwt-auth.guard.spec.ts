@@ -23,7 +23,10 @@ async function metric(name: string): Promise<number> {
 }
 
 it('keeps the verified tokens within VERIFIED_CACHE_MAX_BYTES, and shows them on /metrics', async () => {
-  const guard = new JwtAuthGuard(new Reflector(), loadConfig({ AUTH_JWT_SECRET: SECRET }));
+  const guard = new JwtAuthGuard(
+    new Reflector(),
+    loadConfig({ AUTH_JWT_SECRET: SECRET, REDIS_URL: 'redis://127.0.0.1:6379' }),
+  );
   const key = new TextEncoder().encode(SECRET);
   // large tokens (a claim of 12 KB) reach the byte budget in a few hundred tokens
   const pad = 'x'.repeat(12_000);
