@@ -2,9 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { HoldExpiryEntity } from '@app/database';
-import type { SeatExpiredCloudEvent } from '../../seat-api/src/expiry/seat-expired.event';
+import type { SeatExpiredCloudEvent } from '@app/contracts';
 
-/** Stores one expiry per CloudEvent id: a redelivered message inserts nothing (the id is the primary key). */
+/**
+ * Stores one expiry per CloudEvent id: a redelivered message, or the same hold and seat announced again
+ * (the id is `<holdId>:<seatId>`, see @app/contracts), inserts nothing (the id is the primary key).
+ */
 @Injectable()
 export class HoldExpiryRecorder {
   constructor(@InjectDataSource() private readonly db: DataSource) {}

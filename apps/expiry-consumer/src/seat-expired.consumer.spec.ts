@@ -7,7 +7,7 @@ import { SeatExpiredConsumer } from './seat-expired.consumer';
 /** When the handler commits, dead-letters or refuses, without Kafka or PostgreSQL (the e2e covers those). */
 const event = {
   specversion: '1.0',
-  id: 'ev:1-0',
+  id: 'h1:S-A-1',
   source: '/seat-hold/events/ev',
   type: 'SeatExpired',
   time: '2026-01-01T00:00:01.000Z',

@@ -1,9 +1,9 @@
 import { Controller, Logger } from '@nestjs/common';
 import { Ctx, EventPattern, KafkaContext, Payload } from '@nestjs/microservices';
+import { parseSeatExpired, SeatExpiredSchemaError } from '@app/contracts';
 import { counter } from '@app/observability';
 import { DeadLetterPublisher } from './dead-letter.publisher';
 import { HoldExpiryRecorder } from './hold-expiry.recorder';
-import { parseSeatExpired, PoisonMessageError } from './seat-expired.schema';
 import { seatExpiredTopic } from './topics';
 
 const consumed = counter('expiry_consumer_messages_total', 'SeatExpired messages handled, by outcome', [
@@ -40,7 +40,7 @@ export class SeatExpiredConsumer {
       const inserted = await this.withRetries(() => this.recorder.record(event));
       outcome = inserted ? 'recorded' : 'duplicate';
     } catch (e) {
-      if (!(e instanceof PoisonMessageError) && !(await this.recorder.reachable())) {
+      if (!(e instanceof SeatExpiredSchemaError) && !(await this.recorder.reachable())) {
         // PostgreSQL itself is down: every message would fail the same way, and parking good events on the
         // dead-letter topic would lose them from the history. Leave the offset uncommitted instead: kafkajs
         // retries, restarts the consumer, and redelivers from the last commit once the database is back.
@@ -48,14 +48,14 @@ export class SeatExpiredConsumer {
         throw new Error(`PostgreSQL unreachable; offset ${message.offset} stays uncommitted`, { cause: e });
       }
       const reason =
-        e instanceof PoisonMessageError
+        e instanceof SeatExpiredSchemaError
           ? `poison: ${e.message}`
           : `failed after ${MAX_ATTEMPTS} attempts: ${(e as Error).message}`;
       this.logger.warn(
         `offset ${message.offset} of ${origin.topic}[${origin.partition}] to the dead-letter topic (${reason})`,
       );
       await this.deadLetters.publish(message, origin, reason); // if this throws, Kafka redelivers: nothing is lost
-      outcome = e instanceof PoisonMessageError ? 'poison' : 'failed';
+      outcome = e instanceof SeatExpiredSchemaError ? 'poison' : 'failed';
     }
     consumed.inc({ outcome });
     await ctx.getConsumer().commitOffsets([

@@ -1,0 +1,2 @@
+export * from './seat-expired/seat-expired.event';
+export * from './seat-expired/seat-expired.schema';

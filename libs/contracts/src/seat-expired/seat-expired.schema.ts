@@ -1,0 +1,56 @@
+import { SEAT_EXPIRED_TYPE, SeatExpiredCloudEvent } from './seat-expired.event';
+
+/** A message that is not a SeatExpired this contract describes: retrying it can never succeed. */
+export class SeatExpiredSchemaError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'SeatExpiredSchemaError';
+  }
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+
+/**
+ * Checks a Kafka message value (bytes, text or parsed JSON) is a SeatExpired CloudEvent and returns it;
+ * throws SeatExpiredSchemaError otherwise. The id is checked to be a non-empty string, not recomputed:
+ * records published before the `<holdId>:<seatId>` rule carried `<eventId>:<entry id>:<seatId>` and
+ * stay valid, deduplicated by their own id.
+ */
+export function parseSeatExpired(value: unknown): SeatExpiredCloudEvent {
+  let ce: unknown = value;
+  if (Buffer.isBuffer(ce)) {
+    ce = ce.toString('utf8');
+  }
+  if (typeof ce === 'string') {
+    try {
+      ce = JSON.parse(ce);
+    } catch {
+      throw new SeatExpiredSchemaError('value is not JSON');
+    }
+  }
+  if (typeof ce !== 'object' || ce === null) {
+    throw new SeatExpiredSchemaError('value is not a JSON object');
+  }
+  const e = ce as Partial<SeatExpiredCloudEvent>;
+  if (e.specversion !== '1.0') {
+    throw new SeatExpiredSchemaError(`unsupported specversion ${String(e.specversion)}`);
+  }
+  if (e.type !== SEAT_EXPIRED_TYPE) {
+    throw new SeatExpiredSchemaError(`unknown type ${String(e.type)}`);
+  }
+  const d = e.data;
+  if (
+    !isString(e.id) ||
+    !d ||
+    !isString(d.eventId) ||
+    !isString(d.seatId) ||
+    !isString(d.holdId) ||
+    !isString(d.userId) ||
+    !isString(d.expireAt) ||
+    Number.isNaN(Date.parse(d.expireAt)) ||
+    typeof d.fencingToken !== 'number'
+  ) {
+    throw new SeatExpiredSchemaError('data does not match the SeatExpired schema');
+  }
+  return e as SeatExpiredCloudEvent;
+}
