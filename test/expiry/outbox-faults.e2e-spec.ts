@@ -1,14 +1,16 @@
 /**
- * The outbox under faults: Kafka stopped while holds expire (seats still freed on time, every record
- * delivered after Kafka returns) and a relay that dies mid-batch (another claims its records).
+ * The outbox under faults: Kafka stopped while holds expire (seats still freed on time, /health degraded
+ * but ready, every record delivered after Kafka returns), the outbox stream lost with its consumer group,
+ * a relay that dies mid-batch (another claims its records), and relay consumers that must not pile up.
  * A private broker is stopped and started; the shared one is never touched.
  */
 import { SchedulerRegistry } from '@nestjs/schedule';
 import Redis from 'ioredis';
 import { HoldIds, HoldStore } from '../../apps/seat-api/src/holds/store';
-import { OutboxRelayService } from '../../apps/seat-api/src/expiry/outbox-relay.service';
+import { OutboxRelayService } from '../../apps/seat-api/src/expiry/outbox/outbox-relay.service';
 import { eventually, TopicProbe } from '../support/kafka-probe';
 import { PrivateKafka } from '../support/private-kafka';
+import { createSeatApi } from '../../apps/seat-api/src/bootstrap/create-app';
 import { Api, createEvent, startApi } from '../support/seat-api';
 
 jest.setTimeout(240_000);
@@ -37,6 +39,13 @@ afterAll(async () => {
   await kafka?.destroy();
 });
 
+/** A counter or gauge of this process's /metrics (0 when absent). */
+async function metric(name: string): Promise<number> {
+  const text = (await api.call('GET', '/metrics')).body as string;
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return line ? Number(line.split(' ')[1]) : 0;
+}
+
 async function holdMany(seats: string[], ttlMs: number): Promise<string[]> {
   const store = api.app.get(HoldStore);
   const ids: string[] = [];
@@ -50,7 +59,7 @@ async function holdMany(seats: string[], ttlMs: number): Promise<string[]> {
       ttlMs,
       maxLifetimeMs: 60_000,
       maxSeatsPerUser: 10,
-      fencingToken: 1,
+      fencingToken: 0, // no seat lock here: 0 is never above the lock's counter
     });
     expect(r.ok).toBe(true);
     ids.push(holdId);
@@ -60,36 +69,49 @@ async function holdMany(seats: string[], ttlMs: number): Promise<string[]> {
 
 it('Kafka stopped while holds expire: seats are freed on time and every event arrives once Kafka is back', async () => {
   await kafka.down();
-  const seats = Array.from({ length: 30 }, (_, i) => `S-A-${i + 1}`);
-  const holdIds = await holdMany(seats, 500);
-  const token = await api.token('viewer');
-  // freed on time although Kafka is down
-  await eventually(
-    async () => (await api.call('GET', `/v1/events/${eventId}/seats`, { token })).body.counts.held === 0,
-    5000,
-    'seats freed',
-  );
   const store = api.app.get(HoldStore);
-  await eventually(
-    async () => (await redis.xlen(store.outboxKey(eventId))) === 30,
-    5000,
-    '30 records waiting',
-  );
-  // /health names Kafka as down and reports the waiting records (measured by the relay's next tick)
-  await eventually(
-    async () => {
-      const health = await api.call('GET', '/health');
-      return (
-        health.status === 503 &&
-        health.body.details.kafka.status === 'down' &&
-        health.body.details.outbox.depth === 30
-      );
-    },
-    15_000,
-    'health shows Kafka down and 30 records waiting',
-  );
-
-  await kafka.up();
+  let holdIds: string[];
+  try {
+    const seats = Array.from({ length: 30 }, (_, i) => `S-A-${i + 1}`);
+    holdIds = await holdMany(seats, 500);
+    const token = await api.token('viewer');
+    // freed on time although Kafka is down
+    await eventually(
+      async () => (await api.call('GET', `/v1/events/${eventId}/seats`, { token })).body.counts.held === 0,
+      5000,
+      'seats freed',
+    );
+    await eventually(
+      async () => (await redis.xlen(store.outboxKey(eventId))) === 30,
+      5000,
+      '30 records waiting',
+    );
+    // readiness stays 200 (holds keep working, events wait): Kafka and the outbox are reported degraded,
+    // with the waiting records (measured by the relay's next tick) and the relay's failure
+    await eventually(
+      async () => (await api.call('GET', '/health')).body.details?.outbox?.depth === 30,
+      15_000,
+      '/health reports 30 records waiting',
+    );
+    const health = await api.call('GET', '/health');
+    expect(health.status).toBe(200);
+    expect(health.body.status).toBe('degraded');
+    expect(health.body.details.kafka.status).toBe('degraded');
+    expect(health.body.details.redis.status).toBe('up');
+    expect(health.body.details.postgres.status).toBe('up');
+    await eventually(
+      async () => (await api.call('GET', '/health')).body.details.outbox.status === 'degraded',
+      15_000,
+      'outbox reported as not draining',
+    );
+    expect((await api.call('GET', '/health')).body.details.outbox).toMatchObject({
+      depth: 30,
+      draining: false,
+      relay: 'failing',
+    });
+  } finally {
+    await kafka.up(); // also when an assertion failed: the next tests need the broker
+  }
   const probe = await TopicProbe.start(topic, kafka.brokers);
   try {
     await eventually(() => probe.values().length >= 30, 60_000, '30 events on the topic');
@@ -100,6 +122,41 @@ it('Kafka stopped while holds expire: seats are freed on time and every event ar
       10_000,
       'outbox drained',
     );
+    await eventually(
+      async () => (await api.call('GET', '/health')).body.status === 'ok',
+      15_000,
+      'health ok again',
+    );
+  } finally {
+    await probe.stop();
+  }
+});
+
+it('the outbox stream is lost (Redis restarted without persistence, flushed, evicted): the relay recreates its group and publishes without a restart', async () => {
+  const store = api.app.get(HoldStore);
+  const key = store.outboxKey(eventId);
+  const probe = await TopicProbe.start(topic, kafka.brokers);
+  try {
+    const [before] = await holdMany(['S-A-40'], 200);
+    await eventually(() => probe.values().some((v) => v.data.holdId === before), 20_000, 'published before');
+    await eventually(async () => (await redis.xlen(key)) === 0, 10_000, 'outbox drained');
+    const kafkaFailures = await metric('seat_outbox_publish_failures_total');
+    // the stream and the relay's consumer group vanish; the sweeper's next XADD recreates the stream alone
+    await redis.del(key);
+    const [after] = await holdMany(['S-A-41'], 200);
+    await eventually(
+      () => probe.values().some((v) => v.data.holdId === after),
+      20_000,
+      'SeatExpired published after the stream was lost',
+    );
+    await eventually(async () => (await redis.xlen(key)) === 0, 10_000, 'outbox drained again');
+    // a Redis-side problem is not a Kafka outage: the producer was not torn down
+    expect(await metric('seat_outbox_publish_failures_total')).toBe(kafkaFailures);
+    expect((await api.call('GET', '/health')).body.details.outbox).toMatchObject({
+      status: 'up',
+      depth: 0,
+      draining: true,
+    });
   } finally {
     await probe.stop();
   }
@@ -161,6 +218,80 @@ it('a malformed outbox record is moved aside and does not stall the records behi
     expect(aside[0][1]).toEqual(expect.arrayContaining(['seatId', 'S-B-9']));
     expect(probe.values().some((v) => v.data.seatId === 'S-B-9')).toBe(false);
   } finally {
+    await probe.stop();
+  }
+});
+
+/** The relay group's consumers on this event's outbox stream: name -> pending records. */
+async function relayConsumers(key: string): Promise<Map<string, number>> {
+  // XINFO takes the key as typed: add this file's prefix ourselves; no group yet: no consumer
+  const raw = (await redis
+    .call('XINFO', 'CONSUMERS', `${process.env.REDIS_KEY_PREFIX}${key}`, 'relay')
+    .catch((e: Error) => (/NOGROUP/.test(e.message) ? [] : Promise.reject(e)))) as unknown[][];
+  const out = new Map<string, number>();
+  for (const c of raw) {
+    const f = new Map<string, unknown>();
+    for (let i = 0; i < c.length; i += 2) {
+      f.set(String(c[i]), c[i + 1]);
+    }
+    out.set(String(f.get('name')), Number(f.get('pending')));
+  }
+  return out;
+}
+
+it('relay consumers do not pile up: an instance deletes its own on shutdown, idle dead ones without records are reaped', async () => {
+  const store = api.app.get(HoldStore);
+  const key = store.outboxKey(eventId);
+  const relay = api.app.get(OutboxRelayService);
+  const probe = await TopicProbe.start(topic, kafka.brokers);
+  const second = await createSeatApi(); // same Redis prefix and schema
+  // both relays run only when told to
+  for (const timers of [api.app.get(SchedulerRegistry), second.get(SchedulerRegistry)]) {
+    if (timers.doesExist('interval', 'outbox-relay')) {
+      timers.deleteInterval('outbox-relay');
+    }
+  }
+  try {
+    // the second instance relays one record, so its consumer exists on the stream; then it shuts down
+    const [holdId] = await holdMany(['S-B-20'], 200);
+    await eventually(async () => (await redis.xlen(key)) === 1, 5000, 'the record in the outbox');
+    const before = new Set((await relayConsumers(key)).keys());
+    expect(await second.get(OutboxRelayService).relayAll()).toBe(1);
+    await eventually(() => probe.values().some((v) => v.data.holdId === holdId), 20_000, 'published');
+    const consumers = await relayConsumers(key);
+    const [name, ...others] = [...consumers.keys()].filter((n) => !before.has(n));
+    expect(others).toEqual([]);
+    expect(consumers.get(name)).toBe(0); // its record is acknowledged: nothing pending
+    await second.close();
+    expect((await relayConsumers(key)).has(name)).toBe(false);
+
+    // consumers of instances that died: one idle with nothing pending, one still owning a record
+    await redis.call(
+      'XGROUP',
+      'CREATECONSUMER',
+      `${process.env.REDIS_KEY_PREFIX}${key}`,
+      'relay',
+      'dead-idle',
+    );
+    const [owned] = await holdMany(['S-B-21'], 200);
+    await eventually(async () => (await redis.xlen(key)) === 1, 5000, 'a record to own');
+    await redis.xreadgroup('GROUP', 'relay', 'dead-owner', 'COUNT', 10, 'STREAMS', key, '>');
+    expect((await relayConsumers(key)).get('dead-owner')).toBe(1);
+    // the live relay's ticks claim the owned record (idle > OUTBOX_CLAIM_IDLE_MS), then reap both consumers
+    // once they have been idle long enough with nothing pending
+    await eventually(
+      async () => {
+        await relay.tick();
+        const consumers = await relayConsumers(key);
+        return !consumers.has('dead-idle') && !consumers.has('dead-owner');
+      },
+      30_000,
+      'dead consumers reaped',
+    );
+    expect(probe.values().some((v) => v.data.holdId === owned)).toBe(true);
+    expect(await redis.xlen(key)).toBe(0);
+  } finally {
+    await second.close().catch(() => undefined);
     await probe.stop();
   }
 });

@@ -1,23 +1,26 @@
 /**
- * /health reports PostgreSQL, Redis and Kafka; with Kafka stopped it answers 503 naming Kafka while
- * the rest of the service keeps answering, and it recovers by itself when Kafka returns.
- * Uses a private broker so stopping it does not disturb the shared one.
+ * /health is readiness for a load balancer. PostgreSQL and Redis are hard dependencies (503 naming the
+ * one that is down); Kafka is not: with Kafka stopped holds keep working and SeatExpired events wait in
+ * the outbox, so readiness stays 200 and reports Kafka as degraded. It recovers by itself either way.
+ * Uses a private broker and a private redis-server, so stopping them disturbs no other test.
  */
 import 'reflect-metadata';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createSeatApi } from '../../apps/seat-api/src/bootstrap/create-app';
 import { eventually } from '../support/eventually';
 import { PrivateKafka } from '../support/private-kafka';
+import { PrivateRedis, startPrivateRedis } from '../support/private-redis';
 
 jest.setTimeout(180_000);
 
 let kafka: PrivateKafka;
+let redis: PrivateRedis;
 let app: NestFastifyApplication;
 let base: string;
 
 interface Health {
   status: string;
-  details: Record<string, { status: string }>;
+  details: Record<string, { status: string } & Record<string, unknown>>;
 }
 
 async function health(): Promise<{ code: number; body: Health }> {
@@ -27,7 +30,9 @@ async function health(): Promise<{ code: number; body: Health }> {
 
 beforeAll(async () => {
   kafka = await PrivateKafka.start();
+  redis = await startPrivateRedis();
   process.env.KAFKA_BROKERS = kafka.brokers;
+  process.env.REDIS_URL = redis.url;
   process.env.SWEEPER_ENABLED = 'false';
   app = await createSeatApi();
   await app.listen(0, '127.0.0.1');
@@ -36,30 +41,48 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close();
+  await redis?.stop();
   await kafka?.destroy();
 });
 
-it('reports all three dependencies up', async () => {
+it('reports PostgreSQL, Redis, Kafka and the outbox up', async () => {
   await eventually(async () => (await health()).code === 200, 30_000);
   const { body } = await health();
   expect(body.status).toBe('ok');
-  expect(Object.keys(body.details).sort()).toEqual(expect.arrayContaining(['kafka', 'postgres', 'redis']));
-  for (const dep of ['kafka', 'postgres', 'redis']) {
-    expect(body.details[dep].status).toBe('up');
+  for (const dep of ['kafka', 'postgres', 'redis', 'outbox']) {
+    expect(body.details[dep]?.status).toBe('up');
   }
+  expect(body.details.redis.maxmemoryPolicy).toBe('noeviction');
+  expect(body.details.outbox).toMatchObject({ depth: 0, draining: true });
 });
 
-it('answers 503 naming Kafka while it is down, keeps serving, and recovers without a restart', async () => {
+it('stays ready (200) while Kafka is down, reports Kafka as degraded, and recovers without a restart', async () => {
   await kafka.down();
+  try {
+    const down = await health();
+    expect(down.code).toBe(200);
+    expect(down.body.status).toBe('degraded');
+    expect(down.body.details.kafka.status).toBe('degraded');
+    expect(down.body.details.kafka.message).toEqual(expect.any(String));
+    expect(down.body.details.redis.status).toBe('up');
+    expect(down.body.details.postgres.status).toBe('up');
+    // what does not need Kafka still answers
+    expect((await fetch(`${base}/health/live`)).status).toBe(200);
+    expect((await fetch(`${base}/metrics`)).status).toBe(200);
+  } finally {
+    await kafka.up(); // also when an assertion failed: the next test needs the broker
+  }
+  await eventually(async () => (await health()).body.status === 'ok', 60_000, 'health ok again');
+});
+
+it('answers 503 naming Redis while Redis is down, and recovers when it returns', async () => {
+  await redis.stop();
   const down = await health();
   expect(down.code).toBe(503);
-  expect(down.body.details.kafka.status).toBe('down');
-  expect(down.body.details.redis.status).toBe('up');
+  expect(down.body.details.redis.status).toBe('down');
   expect(down.body.details.postgres.status).toBe('up');
-  // what does not need Kafka still answers
   expect((await fetch(`${base}/health/live`)).status).toBe(200);
-  expect((await fetch(`${base}/metrics`)).status).toBe(200);
 
-  await kafka.up();
-  await eventually(async () => (await health()).code === 200, 60_000);
+  redis = await redis.restart();
+  await eventually(async () => (await health()).code === 200, 30_000, 'ready again');
 });

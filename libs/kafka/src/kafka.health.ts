@@ -3,6 +3,17 @@ import { HealthIndicatorService } from '@nestjs/terminus';
 import { Admin, Kafka } from 'kafkajs';
 import { KAFKA } from './kafka.constants';
 
+export interface KafkaCheckOptions {
+  /** Deadline of the metadata request (default 2000 ms). */
+  timeoutMs?: number;
+  /**
+   * Whether the caller cannot work without Kafka (default true): then an unreachable broker is `down`
+   * (HTTP 503). An app that keeps serving without Kafka (the seat API: expiry events wait in its
+   * outbox) passes false and gets `degraded` (HTTP 200), so a load balancer keeps it in rotation.
+   */
+  required?: boolean;
+}
+
 /**
  * Asks the cluster for its metadata with a short deadline. A failed check drops the admin client so
  * the next check reconnects from scratch: health recovers by itself when the broker returns.
@@ -16,7 +27,7 @@ export class KafkaHealthIndicator implements OnApplicationShutdown {
     private readonly health: HealthIndicatorService,
   ) {}
 
-  async isHealthy(key = 'kafka', timeoutMs = 2000) {
+  async isHealthy(key = 'kafka', { timeoutMs = 2000, required = true }: KafkaCheckOptions = {}) {
     const indicator = this.health.check(key);
     const started = performance.now();
     try {
@@ -27,7 +38,8 @@ export class KafkaHealthIndicator implements OnApplicationShutdown {
       });
     } catch (e) {
       await this.reset();
-      return indicator.down({ message: (e as Error).message });
+      const message = (e as Error).message;
+      return required ? indicator.down({ message }) : indicator.degraded({ message });
     }
   }
 

@@ -3,14 +3,14 @@ import { HoldStoreModule } from '../holds/store';
 import { ConfirmReconciler } from './confirm-reconciler.service';
 import { ExpirationsController } from './expirations.controller';
 import { KafkaTopicsService } from './kafka-topics.service';
-import { OutboxRelayService } from './outbox-relay.service';
+import { OutboxModule } from './outbox/outbox.module';
 import { SweeperService } from './sweeper.service';
 
 /** Hold expiry: the sweeper frees due seats into the outbox, the relay moves the outbox to Kafka. */
 @Module({
-  imports: [HoldStoreModule],
+  imports: [HoldStoreModule, OutboxModule],
   controllers: [ExpirationsController],
-  providers: [SweeperService, ConfirmReconciler, OutboxRelayService, KafkaTopicsService],
-  exports: [OutboxRelayService, SweeperService],
+  providers: [SweeperService, ConfirmReconciler, KafkaTopicsService],
+  exports: [OutboxModule, SweeperService],
 })
 export class ExpiryModule {}

@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { ExpiryModule } from '../expiry/expiry.module';
+import { OutboxModule } from '../expiry/outbox/outbox.module';
 import { HealthController } from './health.controller';
+import { OutboxHealthIndicator } from './indicators/outbox.health';
 
 @Module({
-  imports: [TerminusModule.forRoot({ errorLogStyle: 'json', gracefulShutdownTimeoutMs: 0 }), ExpiryModule],
+  imports: [TerminusModule.forRoot({ errorLogStyle: 'json', gracefulShutdownTimeoutMs: 0 }), OutboxModule],
   controllers: [HealthController],
+  providers: [OutboxHealthIndicator],
 })
 export class HealthModule {}

@@ -1,0 +1,40 @@
+import { BeforeApplicationShutdown, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { AppConfig } from '@app/config';
+import { settleWithin } from '../settle-within';
+import { OutboxRelayService } from './outbox-relay.service';
+import { OutboxStreams } from './outbox-streams';
+
+/** Name of the relay's interval in the SchedulerRegistry. */
+export const RELAY_INTERVAL = 'outbox-relay';
+
+/**
+ * Runs the relay every OUTBOX_RELAY_INTERVAL_MS on every instance (when SWEEPER_ENABLED), and at
+ * shutdown lets the pass in flight finish, then deletes this instance's consumer name from the streams
+ * it used, before any connection closes (onApplicationShutdown would be too late for Redis).
+ */
+@Injectable()
+export class OutboxRelayJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  constructor(
+    private readonly relay: OutboxRelayService,
+    private readonly streams: OutboxStreams,
+    private readonly scheduler: SchedulerRegistry,
+    private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.config.expiry.sweeperEnabled) {
+      return;
+    }
+    const timer = setInterval(() => void this.relay.tick(), this.config.expiry.relayIntervalMs);
+    this.scheduler.addInterval(RELAY_INTERVAL, timer);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    if (this.scheduler.doesExist('interval', RELAY_INTERVAL)) {
+      this.scheduler.deleteInterval(RELAY_INTERVAL);
+    }
+    await settleWithin(this.relay.inFlight, 10_000);
+    await settleWithin(this.streams.leave(), 2_000);
+  }
+}

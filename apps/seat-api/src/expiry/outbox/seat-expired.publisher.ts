@@ -1,0 +1,82 @@
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Kafka, Producer } from 'kafkajs';
+import { AppConfig } from '@app/config';
+import { SeatExpiredCloudEvent, seatExpiredKafkaMessage } from '@app/contracts';
+import { KAFKA } from '@app/kafka';
+import { expiryLag, published, sweepLag } from '../expiry.metrics';
+
+/** Kafka did not take a batch (unreachable, timed out, refused). The records stay in the outbox. */
+export class KafkaPublishError extends Error {
+  constructor(cause: unknown) {
+    super(`Kafka: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'KafkaPublishError';
+  }
+}
+
+/**
+ * Publishes SeatExpired batches with one idempotent producer (acks=all, one request in flight, so a
+ * retried batch neither duplicates nor reorders), connected on first use. Every failure is a
+ * KafkaPublishError, so callers can tell it from a Redis error. `discard()` drops a producer that may be
+ * broken; the next publish connects a new one.
+ */
+@Injectable()
+export class SeatExpiredPublisher implements OnApplicationShutdown {
+  private producer?: Producer;
+
+  constructor(
+    @Inject(KAFKA) private readonly kafka: Kafka,
+    private readonly config: AppConfig,
+  ) {}
+
+  async publish(events: SeatExpiredCloudEvent[]): Promise<void> {
+    if (events.length === 0) {
+      return;
+    }
+    try {
+      const producer = await this.connected();
+      await producer.send({
+        topic: this.config.kafka.seatExpiredTopic,
+        acks: -1,
+        messages: events.map(seatExpiredKafkaMessage),
+      });
+    } catch (e) {
+      throw new KafkaPublishError(e);
+    }
+    const now = Date.now();
+    for (const ce of events) {
+      const due = Date.parse(ce.data.expireAt);
+      expiryLag.observe(Math.max(0, now - due) / 1000);
+      // `time` is when the script freed the seat (Redis time): how late the sweeper (or a lazy check) was
+      sweepLag.observe(Math.max(0, Date.parse(ce.time) - due) / 1000);
+    }
+    published.inc(events.length);
+  }
+
+  discard(): void {
+    const broken = this.producer;
+    this.producer = undefined;
+    void broken?.disconnect().catch(() => undefined);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.producer?.disconnect().catch(() => undefined);
+  }
+
+  private async connected(): Promise<Producer> {
+    if (!this.producer) {
+      const producer = this.kafka.producer({
+        idempotent: true,
+        maxInFlightRequests: 1,
+        allowAutoTopicCreation: false,
+      });
+      try {
+        await producer.connect();
+      } catch (e) {
+        await producer.disconnect().catch(() => undefined);
+        throw e;
+      }
+      this.producer = producer;
+    }
+    return this.producer;
+  }
+}

@@ -1,0 +1,22 @@
+import { Injectable } from '@nestjs/common';
+import { HealthIndicatorService } from '@nestjs/terminus';
+import { OutboxRelayService } from '../../expiry/outbox/outbox-relay.service';
+
+/**
+ * The SeatExpired outbox: depth, age of the oldest record, and whether it drains. Never `down`: records
+ * wait safely in Redis and the API keeps serving holds, so a stuck outbox (Kafka down, a relay failing,
+ * records older than twice OUTBOX_CLAIM_IDLE_MS) is `degraded` (HTTP 200) with the reason.
+ */
+@Injectable()
+export class OutboxHealthIndicator {
+  constructor(
+    private readonly relay: OutboxRelayService,
+    private readonly health: HealthIndicatorService,
+  ) {}
+
+  check(key = 'outbox') {
+    const { degraded, ...details } = this.relay.health();
+    const indicator = this.health.check(key);
+    return degraded ? indicator.degraded(details) : indicator.up(details);
+  }
+}
