@@ -1,4 +1,5 @@
 export * from './create-redis-client';
+export * from './eviction-policy';
 export * from './redis.constants';
 export * from './redis.health';
 export * from './redis.module';
