@@ -33,7 +33,7 @@ beforeAll(async () => {
   redis = await startPrivateRedis();
   process.env.KAFKA_BROKERS = kafka.brokers;
   process.env.REDIS_URL = redis.url;
-  process.env.SWEEPER_ENABLED = 'false';
+  process.env.SWEEPER_ENABLED = 'true'; // the relay runs: /health reports the outbox it measures
   app = await createSeatApi();
   await app.listen(0, '127.0.0.1');
   base = await app.getUrl();
@@ -82,6 +82,14 @@ it('answers 503 naming Redis while Redis is down, and recovers when it returns',
   expect(down.body.details.redis.status).toBe('down');
   expect(down.body.details.postgres.status).toBe('up');
   expect((await fetch(`${base}/health/live`)).status).toBe(200);
+  // the relay names Redis, not Kafka, as what fails (it keeps its Kafka producer)
+  await eventually(
+    async () =>
+      ((await health()).body.details.outbox.lastError as { source?: string } | undefined)?.source === 'redis',
+    10_000,
+    'outbox relay failing on Redis',
+  );
+  expect((await health()).body.details.kafka.status).toBe('up');
 
   redis = await redis.restart();
   await eventually(async () => (await health()).code === 200, 30_000, 'ready again');
