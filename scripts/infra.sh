@@ -4,6 +4,8 @@
 #   machine's own binaries when they are not; and a real Apache Kafka broker (KRaft, single node) on
 #   127.0.0.1:9092, run from its Maven Central jars.
 # Usage: scripts/infra.sh up|down|status|logs      (idempotent: a second `up` is a no-op)
+#        scripts/infra.sh cluster up|down|status  a local 3-master + 3-replica Redis Cluster on 127.0.0.1:7101-7106
+#                                                 (scripts/redis-cluster.sh; independent of the services above)
 # Env: INFRA_DIR (default <repo>/.infra), KAFKA_PORT (9092), KAFKA_CONTROLLER_PORT (9093), KAFKA_LIBS (jar dir),
 #      KAFKA_BROKERS (if set to a non-local address, Kafka is not started here).
 set -euo pipefail
@@ -147,5 +149,6 @@ case "${1:-}" in
     redis_up && say "redis: up" || say "redis: down"
     kafka_answers && say "kafka: up (pid $(kafka_pid || echo '?'))" || say "kafka: down" ;;
   logs) tail -n "${LINES:-100}" -f "$kdir/logs/server.log" ;;
-  *) echo "usage: $0 up|down|status|logs" >&2; exit 2 ;;
+  cluster) exec bash "$root/scripts/redis-cluster.sh" "${@:2}" ;;
+  *) echo "usage: $0 up|down|status|logs|cluster up|down|status" >&2; exit 2 ;;
 esac
