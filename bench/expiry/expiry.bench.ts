@@ -113,7 +113,7 @@ async function main(): Promise<void> {
     probe = await startProbe(service.topic, arrivals);
     const store = new HoldStore(
       client,
-      loadConfig({ AUTH_JWT_SECRET: 'unused-0123456789abcdef' }),
+      loadConfig({ AUTH_JWT_SECRET: 'unused-0123456789abcdef', REDIS_URL: redis.url }),
       new DistributedLockService({ redis: client }),
     );
     const svc = service;

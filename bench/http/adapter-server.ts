@@ -24,7 +24,7 @@ import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
 import { HoldIds, HoldStore } from '../../apps/seat-api/src/holds/store';
 
-const config = loadConfig({ AUTH_JWT_SECRET: 'adapter-secret-0123456789' });
+const config = loadConfig({ AUTH_JWT_SECRET: 'adapter-secret-0123456789', REDIS_URL: process.env.REDIS_URL });
 const redis = new Redis(process.env.REDIS_URL!, {
   keyPrefix: process.env.REDIS_KEY_PREFIX,
   enableAutoPipelining: config.redis.autoPipelining,

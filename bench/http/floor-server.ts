@@ -11,7 +11,7 @@ import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
 import { HoldIds, HoldStore } from '../../apps/seat-api/src/holds/store';
 
-const config = loadConfig({ AUTH_JWT_SECRET: 'floor-secret-0123456789' });
+const config = loadConfig({ AUTH_JWT_SECRET: 'floor-secret-0123456789', REDIS_URL: process.env.REDIS_URL });
 // the service's own Redis switch (REDIS_AUTO_PIPELINING), so both sides write to Redis the same way
 const redis = new Redis(process.env.REDIS_URL!, {
   keyPrefix: process.env.REDIS_KEY_PREFIX,

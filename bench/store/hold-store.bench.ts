@@ -16,7 +16,11 @@ import { table, writeReport } from '../support/report';
 const LARGE = Number(process.env.BENCH_LARGE ?? 1_000_000);
 const SMALL = 10_000;
 const DUE = Number(process.env.BENCH_DUE ?? 100_000);
-const config = loadConfig({ AUTH_JWT_SECRET: 'bench-secret-0123456789', HOLD_RETENTION_SECONDS: '86400' });
+const config = loadConfig({
+  AUTH_JWT_SECRET: 'bench-secret-0123456789',
+  HOLD_RETENTION_SECONDS: '86400',
+  REDIS_URL: 'redis://unused', // the store gets its client from startPrivateRedis
+});
 
 async function fill(
   store: HoldStore,

@@ -15,7 +15,7 @@ const config = loadConfig();
 describe('PostgreSQL migrations', () => {
   it('create every table in the run schema, once, and record themselves', async () => {
     const first = await runMigrations(config.database);
-    expect(first).toEqual(['InitialSchema1763800000000']);
+    expect(first).toEqual(['InitialSchema1763800000000', 'BookingAttempts1763900000000']);
     expect(await runMigrations(config.database)).toEqual([]);
     const pg = new Client({ connectionString: config.database.url });
     await pg.connect();
@@ -40,7 +40,7 @@ describe('PostgreSQL migrations', () => {
   it('serialise concurrent runs (several instances booting at once)', async () => {
     const schema = `${config.database.schema}_race`;
     const results = await Promise.all([1, 2, 3].map(() => runMigrations({ ...config.database, schema })));
-    expect(results.flat()).toEqual(['InitialSchema1763800000000']);
+    expect(results.flat()).toEqual(['InitialSchema1763800000000', 'BookingAttempts1763900000000']);
   });
 });
 
@@ -66,7 +66,9 @@ describe('Redis client', () => {
     const plain = createRedisClient({ ...config.redis, autoPipelining: false, name: 'test-plain' });
     await Promise.all([connectRedis(redis), connectRedis(plain)]);
     try {
-      expect(loadConfig({ AUTH_JWT_SECRET: 'x'.repeat(32) }).redis.autoPipelining).toBe(true); // the default
+      expect(
+        loadConfig({ AUTH_JWT_SECRET: 'x'.repeat(32), REDIS_URL: 'redis://x' }).redis.autoPipelining,
+      ).toBe(true); // the default
       const calls = [
         redis.set('pipelined', 'v', 'PX', 10_000),
         redis.eval(`return redis.call('INCR', KEYS[1])`, 1, 'pipelined'), // not an integer: fails alone

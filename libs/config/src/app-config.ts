@@ -23,10 +23,15 @@ export class AppConfig {
     return { url: e.DATABASE_URL, schema: e.DATABASE_SCHEMA, poolSize: e.DATABASE_POOL_SIZE };
   }
 
+  /** `url` for a single Redis, or `clusterNodes` (seeds) for a Redis Cluster: loadConfig ensures exactly one. */
   get redis() {
     const e = this.env;
     return {
       url: e.REDIS_URL,
+      clusterNodes: e.REDIS_CLUSTER_NODES?.split(',').map((node) => {
+        const at = node.lastIndexOf(':');
+        return { host: node.slice(0, at), port: Number(node.slice(at + 1)) };
+      }),
       keyPrefix: e.REDIS_KEY_PREFIX,
       connectTimeoutMs: e.REDIS_CONNECT_TIMEOUT_MS,
       commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,

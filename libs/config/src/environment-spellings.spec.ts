@@ -8,7 +8,7 @@ import { getMetadataStorage } from 'class-validator';
 import { Environment } from './environment';
 import { ConfigValidationError, loadConfig } from './load-config';
 
-const base = { AUTH_JWT_SECRET: 'a-secret-of-sufficient-length' };
+const base = { AUTH_JWT_SECRET: 'a-secret-of-sufficient-length', REDIS_URL: 'redis://127.0.0.1:6379' };
 const defaults = new Environment() as unknown as Record<string, unknown>;
 const names = Object.keys(defaults);
 const booleans = names.filter((k) => typeof defaults[k] === 'boolean');

@@ -39,9 +39,18 @@ export class Environment {
   @EnvInteger(1, 200)
   DATABASE_POOL_SIZE: number = 10;
 
-  // --- Redis
+  // --- Redis: exactly one of REDIS_URL (a single Redis) and REDIS_CLUSTER_NODES (a Redis Cluster); no
+  // default, so a deployment meant for a cluster never quietly runs on a local single Redis (load-config.ts).
+  @IsOptional()
   @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// URL' })
-  REDIS_URL: string = 'redis://127.0.0.1:6379';
+  REDIS_URL?: string;
+
+  /** Seed nodes of a Redis Cluster (any reachable ones; the client discovers the rest). */
+  @IsOptional()
+  @Matches(/^[^,:\s]+:\d{1,5}(,[^,:\s]+:\d{1,5})*$/, {
+    message: 'REDIS_CLUSTER_NODES must be host:port[,host:port...]',
+  })
+  REDIS_CLUSTER_NODES?: string;
 
   /** Every key this service writes starts with it; test runs use their own prefix. */
   @Matches(/^[A-Za-z0-9:_.-]{1,64}$/, { message: 'REDIS_KEY_PREFIX must be 1-64 chars of [A-Za-z0-9:_.-]' })

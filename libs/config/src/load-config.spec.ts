@@ -1,7 +1,7 @@
 import { ConfigValidationError, loadConfig } from './load-config';
 
 describe('loadConfig', () => {
-  const base = { AUTH_JWT_SECRET: 'a-secret-of-sufficient-length' };
+  const base = { AUTH_JWT_SECRET: 'a-secret-of-sufficient-length', REDIS_URL: 'redis://127.0.0.1:6379' };
 
   it('applies defaults and converts numbers', () => {
     const config = loadConfig({ ...base, PORT: '4000' });

@@ -47,8 +47,23 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   ) {
     problems.push('HOLD_DEFAULT_TTL_SECONDS must lie within [HOLD_MIN_TTL_SECONDS, HOLD_MAX_TTL_SECONDS]');
   }
+  const redisTarget = redisTargetProblem(env);
+  if (redisTarget) {
+    problems.push(redisTarget);
+  }
   if (problems.length > 0) {
     throw new ConfigValidationError(problems);
   }
   return new AppConfig(env);
+}
+
+/** One Redis or one Cluster: naming both is ambiguous, naming neither would guess (an empty value is unset). */
+function redisTargetProblem(env: Environment): string | undefined {
+  if (env.REDIS_URL && env.REDIS_CLUSTER_NODES) {
+    return 'REDIS_URL and REDIS_CLUSTER_NODES are both set: set REDIS_URL for a single Redis or REDIS_CLUSTER_NODES for a Redis Cluster, and leave the other unset or empty';
+  }
+  if (!env.REDIS_URL && !env.REDIS_CLUSTER_NODES) {
+    return 'Neither REDIS_URL nor REDIS_CLUSTER_NODES is set: set REDIS_URL (e.g. redis://127.0.0.1:6379) for a single Redis, or REDIS_CLUSTER_NODES (host:port,host:port,...) for a Redis Cluster';
+  }
+  return undefined;
 }

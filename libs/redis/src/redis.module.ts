@@ -4,12 +4,14 @@ import { AppConfig } from '@app/config';
 import Redis, { Cluster } from 'ioredis';
 import { connectRedis, createRedisClient } from './create-redis-client';
 import { evictionRisk, readMaxmemoryPolicy } from './eviction-policy';
+import { RedisClient } from './redis-client-options';
 import { REDIS_CLIENT } from './redis.constants';
 import { RedisHealthIndicator } from './redis.health';
 
 /**
- * The service's one Redis client, keyed under REDIS_KEY_PREFIX. Boot waits until it is ready, and warns
- * when Redis may evict keys (see eviction-policy.ts; /health then reports Redis as degraded).
+ * The service's one Redis client, keyed under REDIS_KEY_PREFIX: a single Redis (REDIS_URL) or a Redis
+ * Cluster (REDIS_CLUSTER_NODES). Boot waits until it is ready, and warns when Redis may evict keys (see
+ * eviction-policy.ts; /health then reports Redis as degraded).
  */
 @Global()
 @Module({
@@ -30,7 +32,7 @@ import { RedisHealthIndicator } from './redis.health';
   exports: [REDIS_CLIENT, RedisHealthIndicator],
 })
 export class RedisModule implements OnApplicationShutdown {
-  constructor(@Inject(REDIS_CLIENT) private readonly client: Redis) {}
+  constructor(@Inject(REDIS_CLIENT) private readonly client: RedisClient) {}
 
   async onApplicationShutdown(): Promise<void> {
     if (this.client.status !== 'end') {
