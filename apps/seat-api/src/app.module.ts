@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { TerminusModule } from '@nestjs/terminus';
-import { ConfigModule } from '@app/config';
+import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule } from '@app/database';
 import { KafkaModule } from '@app/kafka';
-import { ObservabilityModule } from '@app/observability';
+import { LoggerModule } from 'nestjs-pino';
+import { loggingParams, ObservabilityModule } from '@app/observability';
 import { DistributedLockModule } from '@app/distributed-lock';
 import { REDIS_CLIENT, RedisModule } from '@app/redis';
 import type Redis from 'ioredis';
@@ -23,6 +24,10 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
 @Module({
   imports: [
     ConfigModule,
+    LoggerModule.forRootAsync({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => loggingParams({ ...config.log, app: 'seat-api' }),
+    }),
     ObservabilityModule,
     TerminusModule,
     DatabaseModule,

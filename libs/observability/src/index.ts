@@ -1,5 +1,6 @@
 export * from './create-logger';
 export * from './http-metrics';
+export * from './logging';
 export * from './metrics';
 export * from './metrics.controller';
 export * from './observability.module';

@@ -2,9 +2,9 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { randomUUID } from 'node:crypto';
 import { loadConfig } from '@app/config';
-import { createLogger, recordHttpMetrics } from '@app/observability';
+import { Logger, PinoLogger } from 'nestjs-pino';
+import { bindRequestLogContext, recordHttpMetrics, requestIdOf } from '@app/observability';
 import { AppModule } from '../app.module';
 import { ErrorEnvelopeFilter, sendErrorEnvelope } from '../common/error-envelope.filter';
 import { installJsonBodyParser } from '../common/json-body';
@@ -18,8 +18,9 @@ export async function createSeatApi(): Promise<NestFastifyApplication> {
   const config = loadConfig();
   const adapter = new FastifyAdapter({
     bodyLimit: config.http.bodyLimitBytes,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // the client's x-request-id only when it is a sane token (it is echoed back and logged), else a UUID
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     // Nest logs requests that matter (errors); Fastify's per-request log would double the volume.
     logger: false,
     // what the router refuses before Nest runs (a path parameter over maxParamLength, a bad URL)
@@ -34,9 +35,11 @@ export async function createSeatApi(): Promise<NestFastifyApplication> {
   installJsonBodyParser(adapter.getInstance());
   recordHttpMetrics(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, {
-    logger: createLogger(config.log.level, config.log.format, 'seat-api'),
+    bufferLogs: true, // boot lines wait for the pino logger below, so every line has one format
     bodyParser: false,
   });
+  app.useLogger(app.get(Logger));
+  bindRequestLogContext(adapter.getInstance(), await app.resolve(PinoLogger));
   app.enableShutdownHooks();
   app.useGlobalFilters(new ErrorEnvelopeFilter());
   app.useGlobalPipes(createValidationPipe());
