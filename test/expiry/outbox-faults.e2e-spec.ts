@@ -7,6 +7,7 @@
 import { SchedulerRegistry } from '@nestjs/schedule';
 import Redis from 'ioredis';
 import { HoldIds, HoldStore } from '../../apps/seat-api/src/holds/store';
+import { OutboxMeter } from '../../apps/seat-api/src/expiry/outbox/outbox-meter';
 import { OutboxRelayService } from '../../apps/seat-api/src/expiry/outbox/outbox-relay.service';
 import { eventually, TopicProbe } from '../support/kafka-probe';
 import { PrivateKafka } from '../support/private-kafka';
@@ -292,6 +293,42 @@ it('relay consumers do not pile up: an instance deletes its own on shutdown, idl
     expect(await redis.xlen(key)).toBe(0);
   } finally {
     await second.close().catch(() => undefined);
+    await probe.stop();
+  }
+});
+
+it('an outbox whose oldest record waits longer than twice OUTBOX_CLAIM_IDLE_MS is reported as not draining (still 200)', async () => {
+  const store = api.app.get(HoldStore);
+  const key = store.outboxKey(eventId);
+  const meter = api.app.get(OutboxMeter);
+  const timers = api.app.get(SchedulerRegistry);
+  if (timers.doesExist('interval', 'outbox-relay')) {
+    timers.deleteInterval('outbox-relay');
+  }
+  // the outbox is measured (as every relay pass does) but nothing publishes: the record only ages
+  const [holdId] = await holdMany(['S-B-30'], 200);
+  await eventually(async () => (await redis.xlen(key)) === 1, 5000, 'the record in the outbox');
+  await eventually(
+    async () => {
+      await meter.measure();
+      return (await api.call('GET', '/health')).body.details.outbox.status === 'degraded';
+    },
+    15_000,
+    'outbox reported as not draining',
+  );
+  const health = await api.call('GET', '/health');
+  expect(health.status).toBe(200);
+  expect(health.body.status).toBe('degraded');
+  expect(health.body.details.outbox).toMatchObject({ depth: 1, draining: false, relay: 'running' });
+  expect(health.body.details.outbox.oldestAgeSeconds).toBeGreaterThan(2); // 2 × OUTBOX_CLAIM_IDLE_MS
+  expect(health.body.details.outbox.message).toMatch(/oldest record waiting/);
+
+  const probe = await TopicProbe.start(topic, kafka.brokers);
+  try {
+    await api.app.get(OutboxRelayService).tick();
+    await eventually(() => probe.values().some((v) => v.data.holdId === holdId), 20_000, 'published');
+    expect((await api.call('GET', '/health')).body.details.outbox).toMatchObject({ status: 'up', depth: 0 });
+  } finally {
     await probe.stop();
   }
 });
