@@ -65,11 +65,6 @@ export class OutboxRelayService {
     this.backoff = new RelayBackoff(config.expiry.relayIntervalMs, MAX_BACKOFF_MS);
   }
 
-  /** This instance's consumer name in the outbox streams' group. */
-  get consumerName(): string {
-    return this.streams.consumer;
-  }
-
   /** The pass in progress, if any (shutdown lets it acknowledge what Kafka already took). */
   get inFlight(): Promise<number> | undefined {
     return this.running;
