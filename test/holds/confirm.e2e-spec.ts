@@ -1,10 +1,11 @@
 /**
- * Confirm against what PostgreSQL already decided: a hold the reconciler abandoned is refused (and
- * given back in Redis), and a booking replays even after Redis forgot the hold.
+ * Confirm against what PostgreSQL already decided: an attempt the reconciler gave up does not make the
+ * hold unconfirmable, and a booking replays even after Redis forgot the hold.
  */
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { HoldStore } from '../../apps/seat-api/src/holds/store';
+import { beginConfirmThenStop } from '../support/confirm-agreement';
 import { Db, openDb } from '../support/db';
 import { Api, createEvent, startApi } from '../support/seat-api';
 
@@ -38,31 +39,30 @@ const confirm = (holdId: string, orderId: string) =>
 const seatState = async (seat: string) =>
   (await api.app.get(HoldStore).seatStates(eventId)).get(seat) ?? 'AVAILABLE';
 
-it('refuses 409 HOLD_EXPIRED when the reconciler abandoned the hold, and hands the hold back in Redis', async () => {
+it('a confirm attempt given up in PostgreSQL but not yet in Redis: the next confirm finishes that and books (201)', async () => {
   const h = await hold(['S-A-1']);
-  // a confirm that died after beginConfirm; the reconciler then wrote ABANDONED and died before Redis
-  const store = api.app.get(HoldStore);
-  const begun = await store.beginConfirm({
-    holdId: h.holdId,
-    userId: 'alice',
-    orderId: 'o-died',
-    fencingToken: h.fencingToken, // a token above the lock's counter would be refused as stale
-    confirmTimeoutMs: 60_000,
-  });
-  expect(begun.ok).toBe(true);
+  // a confirm that died after beginConfirm; the reconciler then wrote that attempt's ABANDONED marker
+  // and died before telling Redis
+  const begun = await beginConfirmThenStop(
+    api,
+    { holdId: h.holdId, eventId, seatIds: ['S-A-1'], token: alice },
+    'alice',
+    'o-died',
+    60_000,
+  );
   await db.rows(
     `INSERT INTO bookings (id, hold_id, event_id, user_id, status, fencing_token, seat_ids)
-     VALUES ($1, $2, $3, 'alice', 'ABANDONED', 0, '{S-A-1}')`,
-    [randomUUID(), h.holdId, eventId],
+     VALUES ($1, $2, $3, 'alice', 'ABANDONED', $4, '{}')`,
+    [randomUUID(), h.holdId, eventId, begun.fencingToken],
   );
-  const r = await confirm(h.holdId, 'o-died');
-  expect(r.status).toBe(409);
-  expect(r.body.code).toBe('HOLD_EXPIRED');
-  expect((await store.getHold(h.holdId))?.status).toBe('ACTIVE'); // no longer CONFIRMING
-  expect(await db.count('booking_seats', 'event_id = $1 AND seat_id = $2', [eventId, 'S-A-1'])).toBe(0);
-  expect(await seatState('S-A-1')).not.toBe('BOOKED');
-  // and it stays refused, whatever orderId
-  expect((await confirm(h.holdId, 'o-other')).body.code).toBe('HOLD_EXPIRED');
+  const r = await confirm(h.holdId, 'o-new');
+  expect(r.status).toBe(201);
+  expect(
+    await db.rows(`SELECT status FROM bookings WHERE hold_id = $1 ORDER BY created_at`, [h.holdId]),
+  ).toEqual([{ status: 'ABANDONED' }, { status: 'CONFIRMED' }]);
+  expect(await db.count('booking_seats', 'event_id = $1 AND seat_id = $2', [eventId, 'S-A-1'])).toBe(1);
+  expect(await seatState('S-A-1')).toBe('BOOKED');
+  expect((await api.app.get(HoldStore).getHold(h.holdId))?.status).toBe('CONFIRMED');
 });
 
 it('replays a booking after Redis forgot the hold (retention passed, or data lost)', async () => {

@@ -1,31 +1,50 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { BookingEntity, BookingSeatEntity } from '@app/database';
 import type { HoldRecord } from './store';
 
+/** How one confirm attempt's booking transaction ended. */
 export type BookResult =
   | { ok: true; booking: BookingEntity }
-  | { ok: false; reason: 'HOLD_ALREADY_DECIDED'; existing: BookingEntity }
-  | { ok: false; reason: 'SEAT_ALREADY_BOOKED' };
+  /** The hold is booked already: this attempt committed on an earlier try, or another attempt did. */
+  | { ok: false; reason: 'HOLD_CONFIRMED'; existing: BookingEntity }
+  /** This attempt was given up first (its ABANDONED marker is in): it can never commit. */
+  | { ok: false; reason: 'ATTEMPT_ABANDONED' }
+  /** Some seats are booked by another hold (Redis had lost that booking). */
+  | { ok: false; reason: 'SEATS_BOOKED'; seatIds: string[] }
+  /**
+   * PostgreSQL failed or timed out. `committed: false`: certainly nothing was written (the error came
+   * before COMMIT, so the transaction rolled back). 'unknown': COMMIT itself failed; it may have gone
+   * through.
+   */
+  | { ok: false; reason: 'FAILED'; committed: false | 'unknown'; error: unknown };
+
+/** What PostgreSQL decided about one confirm attempt: its hold's booking, or the attempt's marker. */
+export type AttemptDecision = { status: 'CONFIRMED'; booking: BookingEntity } | { status: 'ABANDONED' };
 
 const UNIQUE_VIOLATION = '23505';
 
-/** Bookings in PostgreSQL: the truth about who has a seat. One transaction per confirm. */
+/**
+ * Bookings in PostgreSQL: the truth about who has a seat. A confirm attempt is identified by the hold and
+ * the fencing token its beginConfirm stored in Redis; see the BookingAttempts migration for the keys.
+ * Every method takes a time budget and spends at most that on PostgreSQL (a transaction-local
+ * statement_timeout), so a locked table or a stuck row lock costs the caller a bounded wait, never the
+ * connection's 10 s default.
+ */
 @Injectable()
 export class BookingRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  findByHold(holdId: string): Promise<BookingEntity | null> {
-    return this.db.getRepository(BookingEntity).findOne({ where: { holdId } });
+  /** The hold's booking, if it is booked (whatever attempt booked it). */
+  findConfirmed(holdId: string, timeoutMs?: number): Promise<BookingEntity | null> {
+    const find = (m: EntityManager) => m.findOne(BookingEntity, { where: { holdId, status: 'CONFIRMED' } });
+    return timeoutMs === undefined ? find(this.db.manager) : this.within(timeoutMs, find);
   }
 
-  /**
-   * Writes the booking and its seats at once. A row for this hold may already exist: the same confirm
-   * retried, or the reconciler's ABANDONED marker (it gave up on this hold first) — the caller decides.
-   */
-  async book(hold: HoldRecord, orderId: string): Promise<BookResult> {
+  /** Writes the booking of this attempt and its seats at once, or reports why it did not. */
+  async book(hold: HoldRecord, orderId: string, timeoutMs: number): Promise<BookResult> {
     const booking = Object.assign(new BookingEntity(), {
       id: randomUUID(),
       holdId: hold.holdId,
@@ -36,24 +55,112 @@ export class BookingRepository {
       fencingToken: hold.fencingToken,
       seatIds: hold.seatIds,
     });
+    const qr = this.db.createQueryRunner();
+    let committing = false;
     try {
-      await this.db.transaction(async (tx) => {
-        await tx.insert(BookingEntity, booking);
-        await tx.insert(
-          BookingSeatEntity,
-          hold.seatIds.map((seatId) => ({ eventId: hold.eventId, seatId, bookingId: booking.id })),
-        );
-      });
+      await qr.connect();
+      await qr.startTransaction();
+      await limitStatements(qr.manager, timeoutMs);
+      await qr.manager.insert(BookingEntity, booking);
+      await qr.manager.insert(
+        BookingSeatEntity,
+        hold.seatIds.map((seatId) => ({ eventId: hold.eventId, seatId, bookingId: booking.id })),
+      );
+      committing = true;
+      await qr.commitTransaction();
       return { ok: true, booking };
     } catch (e) {
-      if (e instanceof QueryFailedError && (e.driverError as { code?: string }).code === UNIQUE_VIOLATION) {
-        const existing = await this.findByHold(hold.holdId);
-        if (existing) {
-          return { ok: false, reason: 'HOLD_ALREADY_DECIDED', existing };
-        }
-        return { ok: false, reason: 'SEAT_ALREADY_BOOKED' };
+      if (committing) {
+        return { ok: false, reason: 'FAILED', committed: 'unknown', error: e };
       }
-      throw e;
+      if (qr.isTransactionActive) {
+        await qr.rollbackTransaction().catch(() => undefined); // a dead connection rolled back by itself
+      }
+      if (isUniqueViolation(e)) {
+        return this.explainConflict(hold, timeoutMs).catch((error: unknown) => ({
+          ok: false as const,
+          reason: 'FAILED' as const,
+          committed: false as const,
+          error,
+        }));
+      }
+      return { ok: false, reason: 'FAILED', committed: false, error: e };
+    } finally {
+      await qr.release();
     }
   }
+
+  /**
+   * Decides an attempt for good: inserts its ABANDONED marker unless a row for it is there, then reads
+   * what stands. If the attempt's own transaction is still in flight, the insert waits for it (unique
+   * key), so the answer is final either way: the hold's CONFIRMED booking (this attempt or another one
+   * committed), or this attempt's marker (it never committed, and now never can).
+   */
+  decideAttempt(hold: HoldRecord, timeoutMs: number): Promise<AttemptDecision> {
+    return this.within(timeoutMs, async (m) => {
+      await m
+        .createQueryBuilder()
+        .insert()
+        .into(BookingEntity)
+        .values({
+          id: randomUUID(),
+          holdId: hold.holdId,
+          orderId: null,
+          eventId: hold.eventId,
+          userId: hold.userId,
+          status: 'ABANDONED',
+          fencingToken: hold.fencingToken,
+          seatIds: [],
+        })
+        .orIgnore()
+        .execute();
+      const booking = await m.findOne(BookingEntity, { where: { holdId: hold.holdId, status: 'CONFIRMED' } });
+      return booking ? { status: 'CONFIRMED', booking } : { status: 'ABANDONED' };
+    });
+  }
+
+  /** Which unique key the booking ran into, read after its transaction rolled back. */
+  private async explainConflict(hold: HoldRecord, timeoutMs: number): Promise<BookResult> {
+    return this.within(timeoutMs, async (m) => {
+      const existing = await m.findOne(BookingEntity, {
+        where: { holdId: hold.holdId, status: 'CONFIRMED' },
+      });
+      if (existing) {
+        return { ok: false, reason: 'HOLD_CONFIRMED', existing };
+      }
+      const marker = await m.findOne(BookingEntity, {
+        where: { holdId: hold.holdId, fencingToken: hold.fencingToken },
+      });
+      if (marker) {
+        return { ok: false, reason: 'ATTEMPT_ABANDONED' };
+      }
+      const taken = await m.query<{ seat_id: string }[]>(
+        `SELECT seat_id FROM booking_seats WHERE event_id = $1 AND seat_id = ANY($2) ORDER BY seat_id`,
+        [hold.eventId, hold.seatIds],
+      );
+      if (taken.length === 0) {
+        const error = new Error(`booking of hold ${hold.holdId} hit a unique key that no row explains`);
+        return { ok: false, reason: 'FAILED', committed: false, error };
+      }
+      return { ok: false, reason: 'SEATS_BOOKED', seatIds: taken.map((r) => r.seat_id) };
+    });
+  }
+
+  private within<T>(timeoutMs: number, work: (m: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(async (m) => {
+      await limitStatements(m, timeoutMs);
+      return work(m);
+    });
+  }
+}
+
+/** statement_timeout for the rest of this transaction only (0 would mean "no limit": at least 1 ms). */
+async function limitStatements(m: EntityManager, timeoutMs: number): Promise<void> {
+  await m.query(`SELECT set_config('statement_timeout', $1, true)`, [
+    String(Math.max(1, Math.floor(timeoutMs))),
+  ]);
+}
+
+function isUniqueViolation(e: unknown): boolean {
+  return e instanceof QueryFailedError && (e.driverError as { code?: string }).code === UNIQUE_VIOLATION;
 }

@@ -116,9 +116,9 @@ export class HoldsController {
   @ApiResponse({ status: 200, type: HoldView })
   @ApiErrors(
     [404, 'HOLD_NOT_FOUND'],
-    [409, 'HOLD_NOT_ACTIVE'],
+    [409, 'HOLD_NOT_ACTIVE | SEATS_UNAVAILABLE (errors: [{ seatId, reason }])'],
     [422, 'HOLD_LIFETIME_EXCEEDED | EXTENSION_LIMIT_REACHED'],
-    [503, 'BUSY | DEPENDENCY_UNAVAILABLE (Retry-After)'],
+    [503, 'BUSY | DEPENDENCY_UNAVAILABLE | BOOKING_UNAVAILABLE (Retry-After)'],
   )
   extend(@Param('holdId') holdId: string, @Body() dto: ExtendHoldDto, @CurrentUser() user: AuthUser) {
     return this.holds.extend(user, holdId, dto.ttlSeconds);
@@ -131,7 +131,7 @@ export class HoldsController {
   @ApiErrors(
     [404, 'HOLD_NOT_FOUND'],
     [409, 'HOLD_CONFIRMED'],
-    [503, 'BUSY | DEPENDENCY_UNAVAILABLE (Retry-After)'],
+    [503, 'BUSY | DEPENDENCY_UNAVAILABLE | BOOKING_UNAVAILABLE (Retry-After)'],
   )
   async release(@Param('holdId') holdId: string, @CurrentUser() user: AuthUser): Promise<void> {
     await this.holds.release(user, holdId);
@@ -143,8 +143,8 @@ export class HoldsController {
   @ApiResponse({ status: 200, type: BookingView, description: 'replay of an earlier confirm' })
   @ApiErrors(
     [404, 'HOLD_NOT_FOUND'],
-    [409, 'HOLD_EXPIRED | HOLD_NOT_ACTIVE'],
-    [503, 'BUSY | DEPENDENCY_UNAVAILABLE (Retry-After)'],
+    [409, 'HOLD_EXPIRED | HOLD_NOT_ACTIVE | SEATS_UNAVAILABLE (errors: [{ seatId, reason }])'],
+    [503, 'BUSY | DEPENDENCY_UNAVAILABLE | BOOKING_UNAVAILABLE: not booked, or outcome pending; retry with the same orderId (Retry-After)'],
   )
   async confirm(
     @Param('holdId') holdId: string,

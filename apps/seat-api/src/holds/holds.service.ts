@@ -1,48 +1,46 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import {
-  currentLock,
-  DistributedLock,
-  DistributedLockOptions,
-  LockNotAcquiredError,
-} from '@app/distributed-lock';
-import { counter } from '@app/observability';
+import { currentLock, DistributedLock } from '@app/distributed-lock';
 import { AuthUser } from '../auth/auth-user';
 import { CatalogueService } from '../catalogue/catalogue.service';
 import { ApiError } from '../common/api-error';
 import { BookingRepository } from './booking.repository';
-import { BookingView, HoldView } from './hold.view';
-import { HoldIds, HoldRecord, HoldStore } from './store';
+import { ConfirmHoldUseCase, ConfirmResult } from './confirm/confirm-hold.use-case';
+import { ConfirmSettlement } from './confirm/confirm-settlement';
+import {
+  bookingUnavailable,
+  busyIfLockLost,
+  holdNotActive,
+  holdNotFound,
+  lockLostAsBusy,
+  rejectionReason,
+  seatsLost,
+  staleFence,
+} from './hold-errors';
+import { HoldView } from './hold.view';
+import { holdChanges, holdsCreated, holdsRejected } from './holds.metrics';
+import { SEAT_LOCK, SeatLockSettings } from './seat-lock';
+import { HoldIds, HoldRecord, HoldStore, StoreResult } from './store';
 
-const holdsCreated = counter('seat_holds_created_total', 'Holds created');
-const holdsRejected = counter('seat_holds_rejected_total', 'Hold requests refused, by reason', ['reason']);
-const staleFenceRejections = counter(
-  'seat_stale_fence_rejections_total',
-  'Writes refused because their fencing token was older than the seats (a lock lost mid-change)',
-  ['action'],
-);
-const holdChanges = counter('seat_hold_changes_total', 'Extend, release and confirm outcomes', [
-  'action',
-  'outcome',
-]);
+export { seatLockKeys } from './seat-lock';
 
-/** The lock key of one seat: all seats of an event share the `{eventId}` hash tag (one slot, one fence sequence). */
-export const seatLockKeys = (eventId: string, seatIds: readonly string[]) =>
-  seatIds.map((s) => `seat:{${eventId}}:${s}`);
-
-/** Every seat change locks the seats it touches, all at once, with lease and wait from configuration. */
-const SEAT_LOCK: DistributedLockOptions<[string, string[]]> = {
-  key: seatLockKeys,
-  leaseMs: (s: HoldsService) => s.lockLeaseMs,
-  waitMs: (s: HoldsService) => s.lockWaitMs,
-};
+/** How long reading a hold may wait for PostgreSQL to tell what became of a CONFIRMING attempt. */
+const READ_SETTLE_TIMEOUT_MS = 1000;
+/** The same, inside a locked extend or release (the lock's lease is running). */
+const LOCKED_SETTLE_TIMEOUT_MS = 1000;
 
 /**
- * Hold, extend, release, confirm. Each change locks the seats it touches (all at once, briefly) and
- * hands the lock's fencing token to the store, which refuses writes from a holder that lost its lock.
+ * Hold, extend, release (confirm: confirm/confirm-hold.use-case.ts). Each change locks the seats it
+ * touches (all at once, briefly), checks right before its store write that the lock is still ours
+ * (LockHandle.assertValid: a lease lost is answered 503 BUSY, nothing written), and hands the lock's
+ * fencing token to the store, which refuses writes from a holder that lost its lock.
+ *
+ * A hold a confirm left CONFIRMING (PostgreSQL failed or timed out, or the process died) is decided from
+ * PostgreSQL by whichever call meets it first (ConfirmSettlement), so GET, extend, release and confirm
+ * agree with PostgreSQL without waiting for the reconciler.
  */
 @Injectable()
-export class HoldsService {
+export class HoldsService implements SeatLockSettings {
   private readonly logger = new Logger('Holds');
   readonly lockLeaseMs: number;
   readonly lockWaitMs: number;
@@ -51,6 +49,8 @@ export class HoldsService {
     private readonly store: HoldStore,
     private readonly catalogue: CatalogueService,
     private readonly bookings: BookingRepository,
+    private readonly settlement: ConfirmSettlement,
+    private readonly confirmHold: ConfirmHoldUseCase,
     private readonly config: AppConfig,
   ) {
     this.lockLeaseMs = config.holds.seatLockLeaseMs;
@@ -66,9 +66,10 @@ export class HoldsService {
       );
       return HoldView.of(hold);
     } catch (e) {
+      const error = lockLostAsBusy(e);
       // every refusal is counted by its reason, whichever layer refused (limits, catalogue, store, lock)
-      holdsRejected.inc({ reason: rejectionReason(e) });
-      throw e;
+      holdsRejected.inc({ reason: rejectionReason(error) });
+      throw error;
     }
   }
 
@@ -103,12 +104,12 @@ export class HoldsService {
   async get(user: AuthUser, holdId: string): Promise<HoldView> {
     const hold = await this.store.getHold(holdId);
     if (hold && hold.userId === user.id) {
-      return HoldView.of(hold);
+      return HoldView.of(await this.settledForRead(hold));
     }
     if (!hold) {
       // past the retention period Redis forgot the hold; a booking still tells what became of it
-      const booking = HoldIds.parse(holdId) ? await this.bookings.findByHold(holdId) : null;
-      if (booking && booking.userId === user.id && booking.status === 'CONFIRMED') {
+      const booking = HoldIds.parse(holdId) ? await this.bookings.findConfirmed(holdId) : null;
+      if (booking && booking.userId === user.id) {
         const at = booking.createdAt.getTime();
         return HoldView.of({
           holdId,
@@ -128,14 +129,34 @@ export class HoldsService {
         });
       }
     }
-    throw notFound(holdId);
+    throw holdNotFound(holdId);
+  }
+
+  /**
+   * A CONFIRMING hold read without the seat lock: finished if PostgreSQL has its booking, given up if
+   * its deadline passed (see ConfirmSettlement). If PostgreSQL does not answer, the read still answers
+   * with what Redis says (ACTIVE, being confirmed): a GET must not fail because the booking store is slow.
+   */
+  private async settledForRead(hold: HoldRecord): Promise<HoldRecord> {
+    if (hold.status !== 'CONFIRMING') {
+      return hold;
+    }
+    try {
+      return (await this.settlement.settle(hold, { seatLockHeld: false, timeoutMs: READ_SETTLE_TIMEOUT_MS }))
+        .hold;
+    } catch (e) {
+      this.logger.warn(`hold ${hold.holdId}: confirm outcome not readable from PostgreSQL: ${String(e)}`);
+      return hold;
+    }
   }
 
   async extend(user: AuthUser, holdId: string, ttlSeconds: number): Promise<HoldView> {
     const limits = this.config.holds;
     this.assertTtl(ttlSeconds);
     const hold = await this.ownHold(user, holdId);
-    const r = await this.lockedExtend(hold.eventId, hold.seatIds, holdId, user.id, ttlSeconds * 1000);
+    const r = await busyIfLockLost(() =>
+      this.lockedExtend(hold.eventId, hold.seatIds, holdId, user.id, ttlSeconds * 1000),
+    );
     holdChanges.inc({ action: 'extend', outcome: r.ok ? 'ok' : r.error });
     if (r.ok) {
       this.logger.log(
@@ -145,9 +166,9 @@ export class HoldsService {
     }
     switch (r.error) {
       case 'HOLD_NOT_FOUND':
-        throw notFound(holdId);
+        throw holdNotFound(holdId);
       case 'HOLD_NOT_ACTIVE':
-        throw notActive(r.hold);
+        throw holdNotActive(r.hold);
       case 'HOLD_LIFETIME_EXCEEDED':
         throw new ApiError(
           422,
@@ -160,6 +181,8 @@ export class HoldsService {
           'EXTENSION_LIMIT_REACHED',
           `A hold can be extended at most ${limits.maxExtensions} times`,
         );
+      case 'SEATS_LOST':
+        throw seatsLost(r.lostSeats);
       case 'STALE_FENCING_TOKEN':
         throw staleFence('extend');
     }
@@ -174,7 +197,7 @@ export class HoldsService {
       }
       return;
     }
-    const r = await this.lockedRelease(hold.eventId, hold.seatIds, holdId, user.id);
+    const r = await busyIfLockLost(() => this.lockedRelease(hold.eventId, hold.seatIds, holdId, user.id));
     holdChanges.inc({ action: 'release', outcome: r.ok ? 'ok' : r.error });
     if (r.ok) {
       this.logger.log(`hold ${holdId} released: event ${hold.eventId}`);
@@ -182,7 +205,7 @@ export class HoldsService {
     }
     switch (r.error) {
       case 'HOLD_NOT_FOUND':
-        throw notFound(holdId);
+        throw holdNotFound(holdId);
       case 'HOLD_CONFIRMED':
         throw new ApiError(409, 'HOLD_CONFIRMED', 'A confirmed hold cannot be released');
       case 'STALE_FENCING_TOKEN':
@@ -191,35 +214,8 @@ export class HoldsService {
   }
 
   /** Returns the booking and whether this call created it (201) or replayed it (200). */
-  async confirm(
-    user: AuthUser,
-    holdId: string,
-    orderId: string,
-  ): Promise<{ created: boolean; booking: BookingView }> {
-    // PostgreSQL decides first: a replay must work even after Redis forgot the hold (retention)
-    const existing = HoldIds.parse(holdId) ? await this.bookings.findByHold(holdId) : null;
-    if (existing && existing.userId === user.id) {
-      if (existing.status === 'ABANDONED') {
-        // the reconciler gave up on this hold; if it died before telling Redis, finish that for it
-        await this.store.abandonConfirm({ holdId });
-        throw new ApiError(409, 'HOLD_EXPIRED', 'The hold expired before it could be confirmed');
-      }
-      if (existing.orderId !== orderId) {
-        throw new ApiError(409, 'HOLD_NOT_ACTIVE', 'This hold was confirmed with another orderId');
-      }
-      await this.finishConfirm(holdId, orderId); // completes a confirm that crashed after PostgreSQL
-      holdChanges.inc({ action: 'confirm', outcome: 'replayed' });
-      return { created: false, booking: toBookingView(existing) };
-    }
-    const hold = await this.ownHold(user, holdId);
-    try {
-      const result = await this.lockedConfirm(hold.eventId, hold.seatIds, holdId, user.id, orderId);
-      holdChanges.inc({ action: 'confirm', outcome: result.created ? 'ok' : 'replayed' });
-      return result;
-    } catch (e) {
-      holdChanges.inc({ action: 'confirm', outcome: rejectionReason(e) });
-      throw e;
-    }
+  confirm(user: AuthUser, holdId: string, orderId: string): Promise<ConfirmResult> {
+    return this.confirmHold.execute(user, holdId, orderId);
   }
 
   // ---- the locked critical sections: seats of one event, all at once, short lease
@@ -232,6 +228,8 @@ export class HoldsService {
     ttlMs: number,
   ): Promise<HoldRecord> {
     const limits = this.config.holds;
+    const lock = currentLock()!;
+    lock.assertValid();
     const r = await this.store.createHold({
       eventId,
       holdId: HoldIds.generate(eventId),
@@ -240,7 +238,7 @@ export class HoldsService {
       ttlMs,
       maxLifetimeMs: limits.maxLifetimeSeconds * 1000,
       maxSeatsPerUser: limits.maxSeatsPerUser,
-      fencingToken: currentLock()!.fencingToken,
+      fencingToken: lock.fencingToken,
     });
     if (r.ok) {
       return r.hold;
@@ -266,93 +264,48 @@ export class HoldsService {
 
   @DistributedLock(SEAT_LOCK)
   private lockedExtend(_eventId: string, _seatIds: string[], holdId: string, userId: string, ttlMs: number) {
-    return this.store.extendHold({
-      holdId,
-      userId,
-      ttlMs,
-      maxExtensions: this.config.holds.maxExtensions,
-      fencingToken: currentLock()!.fencingToken,
-    });
+    return this.afterSettling(() => {
+      const lock = currentLock()!;
+      lock.assertValid();
+      const maxExtensions = this.config.holds.maxExtensions;
+      return this.store.extendHold({ holdId, userId, ttlMs, maxExtensions, fencingToken: lock.fencingToken });
+    }, 'HOLD_NOT_ACTIVE');
   }
 
   @DistributedLock(SEAT_LOCK)
   private lockedRelease(_eventId: string, _seatIds: string[], holdId: string, userId: string) {
-    return this.store.releaseHold({ holdId, userId, fencingToken: currentLock()!.fencingToken });
+    return this.afterSettling(() => {
+      const lock = currentLock()!;
+      lock.assertValid();
+      return this.store.releaseHold({ holdId, userId, fencingToken: lock.fencingToken });
+    }, 'HOLD_CONFIRMED');
   }
 
   /**
-   * Confirm, crash-safe: (1) the hold becomes CONFIRMING, so the sweeper leaves it alone; (2) one PostgreSQL
-   * transaction writes the booking (unique per hold and per seat); (3) the seats become BOOKED. A crash
-   * after (1) or (2) is finished or undone by the reconciler from what PostgreSQL says.
+   * Runs a locked store change; if the store refused because the hold is CONFIRMING (a confirm that
+   * failed or died left it so; with the seat lock held, no live confirm is writing it), the attempt is
+   * decided from PostgreSQL first and the change runs once more on the hold as it now is: ACTIVE again
+   * (extend and release work) or CONFIRMED (they refuse, as for any confirmed hold).
    */
-  @DistributedLock(SEAT_LOCK)
-  private async lockedConfirm(
-    _eventId: string,
-    _seatIds: string[],
-    holdId: string,
-    userId: string,
-    orderId: string,
-  ): Promise<{ created: boolean; booking: BookingView }> {
-    const begun = await this.store.beginConfirm({
-      holdId,
-      userId,
-      orderId,
-      fencingToken: currentLock()!.fencingToken,
-      confirmTimeoutMs: this.config.holds.confirmTimeoutMs,
-    });
-    if (!begun.ok) {
-      switch (begun.error) {
-        case 'HOLD_NOT_FOUND':
-          throw notFound(holdId);
-        case 'HOLD_EXPIRED':
-          throw new ApiError(409, 'HOLD_EXPIRED', 'The hold expired before it was confirmed');
-        case 'HOLD_NOT_ACTIVE':
-          throw notActive(begun.hold);
-        case 'STALE_FENCING_TOKEN':
-          throw staleFence('confirm');
-      }
+  private async afterSettling<E extends string>(
+    change: () => Promise<StoreResult<E>>,
+    refusalWhenConfirming: E,
+  ): Promise<StoreResult<E>> {
+    const first = await change();
+    if (first.ok || first.error !== refusalWhenConfirming || first.hold?.status !== 'CONFIRMING') {
+      return first;
     }
-    // If this throws (PostgreSQL down, or the connection dropped around COMMIT) the hold stays CONFIRMING:
-    // we cannot know whether the booking committed, so only the reconciler, reading PostgreSQL after the
-    // confirm deadline, may decide between BOOKED and giving the seats back.
-    const booked = await this.bookings.book(begun.hold, orderId);
-    if (!booked.ok) {
-      if (booked.reason === 'HOLD_ALREADY_DECIDED' && booked.existing.status === 'CONFIRMED') {
-        if (booked.existing.orderId !== orderId) {
-          throw new ApiError(409, 'HOLD_NOT_ACTIVE', 'This hold was confirmed with another orderId');
-        }
-        await this.finishConfirm(holdId, orderId);
-        return { created: false, booking: toBookingView(booked.existing) };
-      }
-      await this.store.abandonConfirm({ holdId });
-      if (booked.reason === 'SEAT_ALREADY_BOOKED') {
-        this.logger.error(
-          `hold ${holdId}: a seat is already booked in PostgreSQL though Redis held it for this hold`,
-        );
-        throw new ApiError(409, 'SEATS_UNAVAILABLE', 'A seat of this hold is already booked');
-      }
-      throw new ApiError(409, 'HOLD_EXPIRED', 'The hold expired before it could be confirmed');
-    }
-    await this.finishConfirm(holdId, orderId);
-    this.logger.log(`hold ${holdId} confirmed: event ${begun.hold.eventId}, order ${orderId}`);
-    return { created: true, booking: toBookingView(booked.booking) };
-  }
-
-  /**
-   * Step (d): seats BOOKED in Redis. The booking is already committed, so a failure here must not fail
-   * the request: the reconciler finishes CONFIRMING holds from what PostgreSQL says.
-   */
-  private async finishConfirm(holdId: string, orderId: string): Promise<void> {
     try {
-      const r = await this.store.finishConfirm({ holdId, orderId });
-      if (!r.ok && r.error !== 'HOLD_NOT_FOUND') {
-        this.logger.warn(`hold ${holdId}: booked in PostgreSQL, Redis finish refused (${r.error})`);
-      }
+      await this.settlement.settle(first.hold, { seatLockHeld: true, timeoutMs: LOCKED_SETTLE_TIMEOUT_MS });
     } catch (e) {
       this.logger.warn(
-        `hold ${holdId}: booked in PostgreSQL, Redis finish failed (${(e as Error).message}); reconciler repairs`,
+        `hold ${first.hold.holdId}: confirm outcome not readable from PostgreSQL: ${String(e)}`,
+      );
+      throw bookingUnavailable(
+        'A confirm of this hold is still being decided and the booking store does not answer. Try again',
       );
     }
+    return change();
   }
 
   /** The allowed ttl range is a deployment setting (a test deployment may allow 1 s). */
@@ -368,59 +321,8 @@ export class HoldsService {
   private async ownHold(user: AuthUser, holdId: string): Promise<HoldRecord> {
     const hold = await this.store.getHold(holdId);
     if (!hold || hold.userId !== user.id) {
-      throw notFound(holdId);
+      throw holdNotFound(holdId);
     }
     return hold;
   }
-}
-
-/** A bounded label for a refused request: our own code, BUSY for lock contention, else ERROR. */
-function rejectionReason(e: unknown): string {
-  if (e instanceof ApiError) {
-    return e.code;
-  }
-  return e instanceof LockNotAcquiredError ? 'BUSY' : 'ERROR';
-}
-
-function notFound(holdId: string): ApiError {
-  return new ApiError(404, 'HOLD_NOT_FOUND', `Hold ${holdId} does not exist`);
-}
-
-function notActive(hold: HoldRecord | undefined): ApiError {
-  // CONFIRMING reads as ACTIVE in the Hold view, but "the hold is ACTIVE" would be a puzzling refusal
-  const state = !hold
-    ? 'not active'
-    : hold.status === 'CONFIRMING'
-      ? 'being confirmed'
-      : HoldView.of(hold).status;
-  return new ApiError(409, 'HOLD_NOT_ACTIVE', `The hold is ${state}`);
-}
-
-/**
- * The store refused a write whose fencing token is older than the seat's: this process lost its seat
- * lock (paused past the lease, say) and someone else has changed the seats since. Counted, because each
- * one is a late write that fencing stopped; the client may simply retry.
- */
-function staleFence(action: 'hold' | 'extend' | 'release' | 'confirm'): ApiError {
-  staleFenceRejections.inc({ action });
-  return new ApiError(503, 'BUSY', 'These seats were changed concurrently; try again', undefined, {
-    'retry-after': '1',
-  });
-}
-
-function toBookingView(b: {
-  id: string;
-  holdId: string;
-  orderId: string | null;
-  eventId: string;
-  seatIds: string[];
-}): BookingView {
-  return {
-    bookingId: b.id,
-    holdId: b.holdId,
-    orderId: b.orderId!,
-    eventId: b.eventId,
-    seatIds: b.seatIds,
-    status: 'CONFIRMED',
-  };
 }

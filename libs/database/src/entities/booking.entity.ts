@@ -1,18 +1,21 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 
 export type BookingStatus = 'CONFIRMED' | 'ABANDONED';
 
 /**
- * The outcome of confirming a hold. One row per hold (hold_id is unique): CONFIRMED carries seats in
- * booking_seats; ABANDONED is written by the repair path when a confirm died half-way, so a late
- * confirm of the same hold loses the race on the unique key instead of double-booking.
+ * The outcome of one confirm attempt of a hold (an attempt is the fencing token its beginConfirm
+ * stored). CONFIRMED carries seats in booking_seats, at most one per hold; ABANDONED is the repair
+ * path's marker for an attempt it gave up (the attempt never committed and now never will: a late
+ * commit of it loses on the (hold_id, fencing_token) key), after which the hold may be confirmed again.
  */
 @Entity({ name: 'bookings' })
+@Index('bookings_hold_attempt_key', ['holdId', 'fencingToken'], { unique: true })
+@Index('bookings_hold_confirmed_key', ['holdId'], { unique: true, where: `status = 'CONFIRMED'` })
 export class BookingEntity {
   @PrimaryColumn('uuid')
   id!: string;
 
-  @Column('text', { name: 'hold_id', unique: true })
+  @Column('text', { name: 'hold_id' })
   holdId!: string;
 
   @Column('text', { name: 'order_id', nullable: true })

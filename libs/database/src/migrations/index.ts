@@ -1,4 +1,5 @@
 import { InitialSchema1763800000000 } from './1763800000000-initial-schema';
+import { BookingAttempts1763900000000 } from './1763900000000-booking-attempts';
 
 /** Listed explicitly (not globbed) so the compiled app and jest load the same set. */
-export const ALL_MIGRATIONS = [InitialSchema1763800000000];
+export const ALL_MIGRATIONS = [InitialSchema1763800000000, BookingAttempts1763900000000];

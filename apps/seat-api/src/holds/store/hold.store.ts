@@ -182,8 +182,13 @@ export class HoldStore {
     return this.holdCommand('holdFinishConfirm', p.holdId, [p.orderId]);
   }
 
-  abandonConfirm(p: { holdId: string }): Promise<StoreResult<'HOLD_NOT_FOUND' | 'HOLD_NOT_ACTIVE'>> {
-    return this.holdCommand('holdAbandonConfirm', p.holdId, []);
+  /** Gives up the confirm attempt begun with `fencingToken` (only that one; see ABANDON_CONFIRM). */
+  abandonConfirm(p: {
+    holdId: string;
+    fencingToken?: number;
+  }): Promise<StoreResult<'HOLD_NOT_FOUND' | 'HOLD_NOT_ACTIVE'>> {
+    const attempt = p.fencingToken === undefined ? [] : [p.fencingToken];
+    return this.holdCommand('holdAbandonConfirm', p.holdId, attempt);
   }
 
   /** Seats that are HELD or BOOKED right now; every other seat of the event is AVAILABLE. */

@@ -1,0 +1,290 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import { BookingEntity } from '@app/database';
+import { currentLock, DistributedLock } from '@app/distributed-lock';
+import { AuthUser } from '../../auth/auth-user';
+import { ApiError } from '../../common/api-error';
+import { BookingRepository, BookResult } from '../booking.repository';
+import {
+  bookingUnavailable,
+  holdExpired,
+  holdNotActive,
+  holdNotFound,
+  lockLostAsBusy,
+  rejectionReason,
+  seatsLost,
+  staleFence,
+} from '../hold-errors';
+import { BookingView } from '../hold.view';
+import { holdChanges } from '../holds.metrics';
+import { SEAT_LOCK, SeatLockSettings } from '../seat-lock';
+import { HoldIds, HoldRecord, HoldStore } from '../store';
+import { ConfirmSettlement, Settled } from './confirm-settlement';
+
+/** How long deciding an earlier attempt may wait for PostgreSQL inside a confirm (marker + read). */
+const SETTLE_TIMEOUT_MS = 1000;
+/** Kept free at the end of the lease and deadline for the Redis write after the booking (<= 1/10 lease). */
+const WRITE_MARGIN_MS = 100;
+
+export interface ConfirmResult {
+  /** true: this call wrote the booking (201); false: it replays an earlier one (200). */
+  created: boolean;
+  booking: BookingView;
+}
+
+/**
+ * Confirm: book the hold's seats in PostgreSQL and mark them BOOKED in Redis. Under the seat lock:
+ *   (1) beginConfirm: the hold becomes CONFIRMING under this attempt (the lock's fencing token), so the
+ *       sweeper leaves it alone until the confirm deadline;
+ *   (2) one transaction writes the booking, bounded by what is left of the lease and of the deadline;
+ *   (3) finishConfirm: seats BOOKED.
+ * Every way out of (2) ends in a state both stores agree on (ConfirmSettlement):
+ *   - committed: 201 (a later call with the same orderId replays it: 200);
+ *   - PostgreSQL failed or timed out: this attempt is decided at once (marker, then Redis gives it up)
+ *     and the client gets 503 BOOKING_UNAVAILABLE + Retry-After with the hold still ACTIVE (nothing
+ *     booked); its retry is a new attempt (201). If even the marker cannot be written, the hold stays
+ *     CONFIRMING: the client's next call on the hold (or the reconciler, after the deadline) decides it
+ *     first, so the retry gets 201, or 200 if the COMMIT had in fact gone through;
+ *   - the process dies: the next call on the hold, or the reconciler, decides it the same way.
+ */
+@Injectable()
+export class ConfirmHoldUseCase implements SeatLockSettings {
+  private readonly logger = new Logger('Holds');
+  readonly lockLeaseMs: number;
+  readonly lockWaitMs: number;
+
+  constructor(
+    private readonly store: HoldStore,
+    private readonly bookings: BookingRepository,
+    private readonly settlement: ConfirmSettlement,
+    private readonly config: AppConfig,
+  ) {
+    this.lockLeaseMs = config.holds.seatLockLeaseMs;
+    this.lockWaitMs = config.holds.seatLockWaitMs;
+  }
+
+  async execute(user: AuthUser, holdId: string, orderId: string): Promise<ConfirmResult> {
+    try {
+      const result = await this.confirm(user, holdId, orderId);
+      holdChanges.inc({ action: 'confirm', outcome: result.created ? 'ok' : 'replayed' });
+      return result;
+    } catch (e) {
+      const error = lockLostAsBusy(e);
+      holdChanges.inc({ action: 'confirm', outcome: rejectionReason(error) });
+      throw error;
+    }
+  }
+
+  private async confirm(user: AuthUser, holdId: string, orderId: string): Promise<ConfirmResult> {
+    // PostgreSQL decides first: a replay must work even after Redis forgot the hold (retention)
+    const existing = HoldIds.parse(holdId) ? await this.bookings.findConfirmed(holdId) : null;
+    if (existing && existing.userId === user.id) {
+      return this.replay(existing, orderId);
+    }
+    const hold = await this.store.getHold(holdId);
+    if (!hold || hold.userId !== user.id) {
+      throw holdNotFound(holdId);
+    }
+    return this.lockedConfirm(hold.eventId, hold.seatIds, hold, orderId);
+  }
+
+  @DistributedLock(SEAT_LOCK)
+  private async lockedConfirm(
+    _eventId: string,
+    _seatIds: string[],
+    read: HoldRecord,
+    orderId: string,
+  ): Promise<ConfirmResult> {
+    // An attempt an earlier call left CONFIRMING is decided first; with the seat lock held, no live
+    // confirm is writing it, so what PostgreSQL says about it is final.
+    if (read.status === 'CONFIRMING') {
+      const earlier = await this.settleUnderLock(read);
+      if (earlier.booking) {
+        return this.replay(earlier.booking, orderId);
+      }
+    }
+    let begun = await this.begin(read, orderId);
+    if (!begun.ok && begun.error === 'HOLD_NOT_ACTIVE' && begun.hold?.status === 'CONFIRMING') {
+      // it became CONFIRMING after our read (a confirm that has since lost its lock): decide, then retry
+      const earlier = await this.settleUnderLock(begun.hold);
+      if (earlier.booking) {
+        return this.replay(earlier.booking, orderId);
+      }
+      begun = await this.begin(read, orderId);
+    }
+    if (!begun.ok) {
+      switch (begun.error) {
+        case 'HOLD_NOT_FOUND':
+          throw holdNotFound(read.holdId);
+        case 'HOLD_EXPIRED':
+          throw holdExpired();
+        case 'HOLD_NOT_ACTIVE':
+          throw holdNotActive(begun.hold);
+        case 'SEATS_LOST':
+          throw seatsLost(begun.lostSeats);
+        case 'STALE_FENCING_TOKEN':
+          throw staleFence('confirm');
+      }
+    }
+    const attempt = begun.hold;
+    const booked = await this.bookings.book(attempt, orderId, this.writeBudgetMs(attempt));
+    return this.afterBooking(attempt, orderId, booked);
+  }
+
+  private begin(read: HoldRecord, orderId: string) {
+    const lock = currentLock()!;
+    lock.assertValid(); // a lease that ran out under us: nothing written, answered as BUSY
+    return this.store.beginConfirm({
+      holdId: read.holdId,
+      userId: read.userId,
+      orderId,
+      fencingToken: lock.fencingToken,
+      confirmTimeoutMs: this.config.holds.confirmTimeoutMs,
+    });
+  }
+
+  /**
+   * The booking transaction ends before the seat lock's lease (so no other confirm of this hold runs
+   * beside it, and giving the attempt up under the lock is safe) and before the confirm deadline (so
+   * the reconciler does not step in while it still runs).
+   */
+  private writeBudgetMs(attempt: HoldRecord): number {
+    const lock = currentLock()!;
+    const leaseLeft = lock.acquiredAt + this.lockLeaseMs - performance.now();
+    const deadlineLeft =
+      attempt.status === 'CONFIRMING' && attempt.confirmDeadlineMs
+        ? attempt.confirmDeadlineMs - attempt.nowMs
+        : leaseLeft;
+    const margin = Math.min(WRITE_MARGIN_MS, this.lockLeaseMs / 10);
+    return Math.max(1, Math.min(leaseLeft, deadlineLeft) - margin);
+  }
+
+  private async afterBooking(
+    attempt: HoldRecord,
+    orderId: string,
+    booked: BookResult,
+  ): Promise<ConfirmResult> {
+    if (booked.ok) {
+      await this.finishQuietly(booked.booking);
+      this.logger.log(`hold ${attempt.holdId} confirmed: event ${attempt.eventId}, order ${orderId}`);
+      return { created: true, booking: toBookingView(booked.booking) };
+    }
+    switch (booked.reason) {
+      case 'HOLD_CONFIRMED':
+        return this.replay(booked.existing, orderId);
+      case 'ATTEMPT_ABANDONED': {
+        // someone decided this attempt before it committed (its marker is in): Redis follows
+        const now = await this.settlement.giveUp(attempt);
+        throw now.status === 'EXPIRED'
+          ? holdExpired()
+          : bookingUnavailable('The booking took too long and was given up; nothing was booked. Try again');
+      }
+      case 'SEATS_BOOKED':
+        return this.seatsBookedElsewhere(attempt, booked.seatIds);
+      case 'FAILED':
+        return this.afterFailure(attempt, orderId, booked);
+    }
+  }
+
+  /**
+   * PostgreSQL failed or timed out. Decide this attempt now (we still hold the lock): if the COMMIT did
+   * go through, the booking stands (201); otherwise the marker goes in and the hold is ACTIVE again.
+   */
+  private async afterFailure(
+    attempt: HoldRecord,
+    orderId: string,
+    failed: Extract<BookResult, { reason: 'FAILED' }>,
+  ): Promise<ConfirmResult> {
+    const what = failed.committed === 'unknown' ? 'COMMIT outcome unknown' : 'not written';
+    this.logger.warn(`hold ${attempt.holdId}: booking ${what}: ${String(failed.error)}`);
+    let settled: Settled | undefined;
+    try {
+      settled = await this.settlement.settle(attempt, { seatLockHeld: true, timeoutMs: SETTLE_TIMEOUT_MS });
+    } catch (e) {
+      this.logger.warn(
+        `hold ${attempt.holdId}: attempt left CONFIRMING, PostgreSQL still failing: ${String(e)}`,
+      );
+    }
+    if (settled?.booking) {
+      const ours =
+        settled.booking.orderId === orderId && settled.booking.fencingToken === attempt.fencingToken;
+      return ours
+        ? { created: true, booking: toBookingView(settled.booking) }
+        : this.replay(settled.booking, orderId);
+    }
+    if (settled?.hold.status === 'EXPIRED') {
+      throw holdExpired();
+    }
+    if (settled?.hold.status === 'ACTIVE') {
+      throw bookingUnavailable(
+        'The booking store failed or timed out; nothing was booked and the hold is still yours. Try again',
+      );
+    }
+    throw bookingUnavailable(
+      'The booking store failed or timed out; whether the booking was written is not known yet. Retry with the same orderId',
+    );
+  }
+
+  /**
+   * PostgreSQL has another hold's booking for some of these seats (Redis had lost it). This attempt is
+   * given up, Redis is told those seats are BOOKED, and the hold cannot be confirmed whole.
+   */
+  private async seatsBookedElsewhere(attempt: HoldRecord, seatIds: string[]): Promise<never> {
+    this.logger.error(
+      `hold ${attempt.holdId}: seats ${seatIds.join(', ')} are booked in PostgreSQL by another hold`,
+    );
+    await this.settleUnderLock(attempt);
+    await this.store.markBooked(attempt.eventId, seatIds);
+    throw new ApiError(
+      409,
+      'SEATS_UNAVAILABLE',
+      `${seatIds.length} seat(s) of this hold are already booked`,
+      seatIds.map((seatId) => ({ seatId, reason: 'BOOKED' })),
+    );
+  }
+
+  private async settleUnderLock(hold: HoldRecord): Promise<Settled> {
+    try {
+      return await this.settlement.settle(hold, { seatLockHeld: true, timeoutMs: SETTLE_TIMEOUT_MS });
+    } catch (e) {
+      this.logger.warn(`hold ${hold.holdId}: could not decide an earlier confirm attempt: ${String(e)}`);
+      throw bookingUnavailable(
+        'An earlier confirm of this hold is still being decided and the booking store does not answer. Try again',
+      );
+    }
+  }
+
+  /** The hold is booked: the same orderId replays it (and completes Redis if a crash left it behind). */
+  private async replay(existing: BookingEntity, orderId: string): Promise<ConfirmResult> {
+    if (existing.orderId !== orderId) {
+      throw new ApiError(409, 'HOLD_NOT_ACTIVE', 'This hold was confirmed with another orderId');
+    }
+    await this.finishQuietly(existing);
+    return { created: false, booking: toBookingView(existing) };
+  }
+
+  /**
+   * The booking is committed: a Redis failure now must not fail the request; the next call on the hold
+   * or the reconciler finishes it.
+   */
+  private async finishQuietly(booking: BookingEntity): Promise<void> {
+    try {
+      await this.settlement.finish(booking.holdId, booking);
+    } catch (e) {
+      this.logger.warn(
+        `hold ${booking.holdId}: booked in PostgreSQL, Redis finish failed (${String(e)}); repaired later`,
+      );
+    }
+  }
+}
+
+function toBookingView(b: BookingEntity): BookingView {
+  return {
+    bookingId: b.id,
+    holdId: b.holdId,
+    orderId: b.orderId!,
+    eventId: b.eventId,
+    seatIds: b.seatIds,
+    status: 'CONFIRMED',
+  };
+}
