@@ -1,16 +1,21 @@
 import { Module } from '@nestjs/common';
+import { ConfirmModule } from '../holds/confirm/confirm.module';
 import { HoldStoreModule } from '../holds/store';
 import { ConfirmReconciler } from './confirm-reconciler.service';
 import { ExpirationsController } from './expirations.controller';
 import { KafkaTopicsService } from './kafka-topics.service';
 import { OutboxModule } from './outbox/outbox.module';
+import { StuckConfirms } from './stuck-confirms';
 import { SweeperService } from './sweeper.service';
 
-/** Hold expiry: the sweeper frees due seats into the outbox, the relay moves the outbox to Kafka. */
+/**
+ * Hold expiry: the sweeper frees due seats into the outbox, the relay moves the outbox to Kafka, the
+ * confirm reconciler decides confirms the sweeper found stuck.
+ */
 @Module({
-  imports: [HoldStoreModule, OutboxModule],
+  imports: [HoldStoreModule, ConfirmModule, OutboxModule],
   controllers: [ExpirationsController],
-  providers: [SweeperService, ConfirmReconciler, KafkaTopicsService],
+  providers: [SweeperService, StuckConfirms, ConfirmReconciler, KafkaTopicsService],
   exports: [OutboxModule, SweeperService],
 })
 export class ExpiryModule {}

@@ -3,9 +3,9 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { AppConfig } from '@app/config';
 import { DistributedLock } from '@app/distributed-lock';
 import { HoldStore } from '../holds/store';
-import { ConfirmReconciler } from './confirm-reconciler.service';
 import { seatsExpired, sweepDuration } from './expiry.metrics';
 import { settleWithin } from './settle-within';
+import { StuckConfirms } from './stuck-confirms';
 
 /** A sweep never runs away with Redis: at most this many batches per event per tick. */
 const MAX_BATCHES_PER_EVENT = 50;
@@ -14,6 +14,9 @@ const MAX_BATCHES_PER_EVENT = 50;
  * Every SWEEP_INTERVAL_MS, on every instance: frees the seats of holds whose expireAt passed and records
  * their SeatExpired events (one Lua call per batch, see holds/store/lua/sweep.lua.ts). The lock only
  * saves work when several instances tick together; correctness comes from the script's own re-checks.
+ * Sweeping touches Redis only: confirms found stuck past their deadline are recorded for the confirm
+ * reconciler, which decides them from PostgreSQL on its own schedule, so a slow or locked PostgreSQL
+ * never delays freeing the seats of other holds and events.
  */
 @Injectable()
 export class SweeperService implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -26,7 +29,7 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
 
   constructor(
     private readonly store: HoldStore,
-    private readonly reconciler: ConfirmReconciler,
+    private readonly stuckConfirms: StuckConfirms,
     private readonly scheduler: SchedulerRegistry,
     private readonly config: AppConfig,
   ) {
@@ -89,9 +92,7 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
       for (let batch = 0; batch < MAX_BATCHES_PER_EVENT; batch++) {
         const r = await this.store.sweepEvent(eventId, this.config.expiry.sweepBatchSize);
         freed += r.expiredSeats;
-        if (r.stuckConfirming.length > 0) {
-          await this.reconciler.reconcile(r.stuckConfirming);
-        }
+        await this.stuckConfirms.add(r.stuckConfirming);
         if (!r.more) {
           break;
         }

@@ -1,0 +1,139 @@
+/**
+ * One stuck confirm does not stall sweeping: a confirm on event A is stuck behind a PostgreSQL table
+ * lock, the reconciler is provably waiting on that lock, and meanwhile holds due on events B..F are
+ * freed (seats AVAILABLE, SeatExpired appended to each event's outbox). The proof is causal, not a
+ * stopwatch: the frees are observed while the very statement the reconciler was waiting on before the
+ * holds were due is still waiting, and the test's lock is still granted.
+ */
+import Redis from 'ioredis';
+import { Client } from 'pg';
+import { HoldIds, HoldStore, eventKeys } from '../../apps/seat-api/src/holds/store';
+import { confirmHold, holdSeats } from '../support/confirm-agreement';
+import { eventually } from '../support/eventually';
+import { Api, createEvent, startApi } from '../support/seat-api';
+
+let api: Api;
+let store: HoldStore;
+let redis: Redis;
+let locker: Client;
+let observer: Client;
+const bookings = `${process.env.DATABASE_SCHEMA}.bookings`;
+
+beforeAll(async () => {
+  api = await startApi({ SWEEPER_ENABLED: 'true', SWEEP_INTERVAL_MS: '200', CONFIRM_TIMEOUT_MS: '1000' });
+  store = api.app.get(HoldStore);
+  redis = new Redis(process.env.REDIS_URL!); // no keyPrefix: ioredis would not prefix XINFO's key
+  locker = new Client({ connectionString: process.env.DATABASE_URL });
+  observer = new Client({ connectionString: process.env.DATABASE_URL });
+  await locker.connect();
+  await observer.connect();
+});
+afterAll(async () => {
+  await locker?.end().catch(() => undefined);
+  await observer?.end();
+  await redis?.quit();
+  await api?.close();
+});
+
+/** Statements of the app waiting for a lock on this file's bookings table (pid + start identify one). */
+async function waitingOnBookings(): Promise<{ pid: number; started: string; query: string }[]> {
+  const r = await observer.query(
+    `SELECT a.pid, a.query_start::text AS started, a.query
+       FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+      WHERE l.relation = $1::regclass AND NOT l.granted AND a.pid <> $2`,
+    [bookings, (locker as unknown as { processID: number }).processID],
+  );
+  return r.rows;
+}
+
+async function lockStillGranted(): Promise<boolean> {
+  const r = await observer.query(
+    `SELECT 1 FROM pg_locks WHERE relation = $1::regclass AND granted AND mode = 'ExclusiveLock' AND pid = $2`,
+    [bookings, (locker as unknown as { processID: number }).processID],
+  );
+  return r.rowCount === 1;
+}
+
+/** SeatExpired records ever appended to the event's outbox (the relay may have moved them on already). */
+const outboxAdded = async (eventId: string) => {
+  const key = `${process.env.REDIS_KEY_PREFIX}${eventKeys(eventId).outbox}`;
+  if ((await redis.call('EXISTS', key)) === 0) {
+    return 0;
+  }
+  const info = (await redis.call('XINFO', 'STREAM', key)) as (string | number)[];
+  return Number(info[info.indexOf('entries-added') + 1]);
+};
+
+it('frees holds due on five other events while the reconciler waits on a PostgreSQL lock for event A', async () => {
+  const alice = await api.token('alice');
+  const eventA = await createEvent(api, 1, 4);
+  const others = [];
+  for (let i = 0; i < 5; i++) {
+    others.push(await createEvent(api, 1, 4));
+  }
+  const stuck = await holdSeats(api, alice, eventA, ['S-A-1']);
+
+  await locker.query('BEGIN');
+  // EXCLUSIVE: reads still pass, every write waits (the confirm gets as far as writing its booking)
+  await locker.query(`LOCK TABLE ${bookings} IN EXCLUSIVE MODE`);
+  // the confirm cannot write its booking; whatever it answers, the hold is left for the reconciler
+  await confirmHold(api, stuck, 'o-stuck');
+  let waiter: { pid: number; started: string } | undefined;
+  await eventually(
+    async () => {
+      const w = await waitingOnBookings();
+      waiter = w[0];
+      return w.length > 0;
+    },
+    30_000,
+    'the reconciler waiting on the bookings lock',
+  );
+
+  // now holds on B..F fall due (created as if a moment ago, with a ttl that is already over)
+  const due = await Promise.all(
+    others.map(async (eventId) => {
+      const holdId = HoldIds.generate(eventId);
+      const r = await store.createHold({
+        eventId,
+        holdId,
+        userId: 'bob',
+        seatIds: ['S-A-1', 'S-A-2'],
+        ttlMs: 1,
+        maxLifetimeMs: 60_000,
+        maxSeatsPerUser: 10,
+        fencingToken: 0, // no seat lock here: 0 is never above the lock's counter
+      });
+      expect(r.ok).toBe(true);
+      return { eventId, holdId };
+    }),
+  );
+  // freed by the sweeper, not merely read as over: seats AVAILABLE and one SeatExpired per seat recorded
+  await eventually(
+    async () => {
+      for (const { eventId } of due) {
+        if ((await outboxAdded(eventId)) !== 2 || (await store.seatStates(eventId)).size > 0) {
+          return false;
+        }
+      }
+      return true;
+    },
+    15_000,
+    'holds on B..F freed by the sweeper',
+  );
+  // ... while the reconciler's statement from before they were due is still waiting on our lock
+  const stillWaiting = await waitingOnBookings();
+  expect(stillWaiting.map((w) => [w.pid, w.started])).toContainEqual([waiter!.pid, waiter!.started]);
+  expect(await lockStillGranted()).toBe(true);
+  for (const { holdId } of due) {
+    expect((await store.getHold(holdId))?.status).toBe('EXPIRED');
+  }
+  expect((await store.getHold(stuck.holdId))?.status).toBe('CONFIRMING');
+
+  // and once PostgreSQL answers again, the reconciler decides the stuck confirm
+  await locker.query('ROLLBACK');
+  await eventually(
+    async () => (await store.getHold(stuck.holdId))?.status === 'ACTIVE',
+    15_000,
+    'stuck confirm decided after the lock',
+  );
+});
