@@ -86,7 +86,7 @@ export class BookingRepository {
       }
       return { ok: false, reason: 'FAILED', committed: false, error: e };
     } finally {
-      await qr.release();
+      await qr.release().catch(() => undefined); // a broken connection is dropped by the pool anyway
     }
   }
 
