@@ -61,9 +61,13 @@ export class HoldsService implements SeatLockSettings {
     try {
       const hold = await this.createHold(user, eventId, seatIds, ttlSeconds);
       holdsCreated.inc();
-      this.logger.log(
-        `hold ${hold.holdId} created: event ${eventId}, ${seatIds.length} seat(s), user ${user.id}`,
-      );
+      this.logger.log({
+        msg: 'hold created',
+        holdId: hold.holdId,
+        eventId,
+        userId: user.id,
+        seats: seatIds.length,
+      });
       return HoldView.of(hold);
     } catch (e) {
       const error = lockLostAsBusy(e);
@@ -159,9 +163,13 @@ export class HoldsService implements SeatLockSettings {
     );
     holdChanges.inc({ action: 'extend', outcome: r.ok ? 'ok' : r.error });
     if (r.ok) {
-      this.logger.log(
-        `hold ${holdId} extended: event ${hold.eventId}, expires ${new Date(r.hold.expireAtMs).toISOString()}`,
-      );
+      this.logger.log({
+        msg: 'hold extended',
+        holdId,
+        eventId: hold.eventId,
+        userId: user.id,
+        expiresAt: new Date(r.hold.expireAtMs).toISOString(),
+      });
       return HoldView.of(r.hold);
     }
     switch (r.error) {
@@ -200,7 +208,7 @@ export class HoldsService implements SeatLockSettings {
     const r = await busyIfLockLost(() => this.lockedRelease(hold.eventId, hold.seatIds, holdId, user.id));
     holdChanges.inc({ action: 'release', outcome: r.ok ? 'ok' : r.error });
     if (r.ok) {
-      this.logger.log(`hold ${holdId} released: event ${hold.eventId}`);
+      this.logger.log({ msg: 'hold released', holdId, eventId: hold.eventId, userId: user.id });
       return;
     }
     switch (r.error) {

@@ -166,7 +166,7 @@ export class ConfirmHoldUseCase implements SeatLockSettings {
   ): Promise<ConfirmResult> {
     if (booked.ok) {
       await this.finishQuietly(booked.booking);
-      this.logger.log(`hold ${attempt.holdId} confirmed: event ${attempt.eventId}, order ${orderId}`);
+      this.logger.log({ msg: 'hold confirmed', holdId: attempt.holdId, eventId: attempt.eventId, orderId });
       return { created: true, booking: toBookingView(booked.booking) };
     }
     switch (booked.reason) {
