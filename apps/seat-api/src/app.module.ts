@@ -15,6 +15,7 @@ import { ExpiryModule } from './expiry/expiry.module';
 import { HealthModule } from './health/health.module';
 import { HoldsModule } from './holds/holds.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { SeatPickerModule } from './seat-picker/seat-picker.module';
 
 /**
  * The seat-hold service: infrastructure modules first, then one module per capability.
@@ -44,6 +45,7 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
     HoldsModule,
     ExpiryModule,
     HealthModule,
+    SeatPickerModule, // the seat picker page at /
   ],
 })
 export class AppModule {}

@@ -67,14 +67,24 @@ export class DemoSeedService implements OnApplicationBootstrap {
       .setExpirationTime('12h');
     const issuer = this.config.auth.issuer;
     const token = await (issuer ? jwt.setIssuer(issuer) : jwt).sign(secret);
-    const base = `http://${this.config.http.host}:${this.config.http.port}`;
+    const base = `http://${browsableHost(this.config.http.host)}:${this.config.http.port}`;
     this.logger.log(
       [
-        `demo event ${DEMO_EVENT_ID} (200 seats, HALL-A-1 .. HALL-J-20). Try, as user demo-user (no admin role):`,
+        `demo event ${DEMO_EVENT_ID} (200 seats, HALL-A-1 .. HALL-J-20). Open the seat picker, as user demo-user (no admin role):`,
+        `  ${base}/#token=${token}&event=${DEMO_EVENT_ID}`,
+        `or try the API with the same token:`,
         `  export TOKEN=${token}`,
         `  curl -s -H "Authorization: Bearer $TOKEN" ${base}/v1/events/${DEMO_EVENT_ID}/seats | head -c 400`,
         `  curl -s -X POST -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"seatIds":["HALL-A-1","HALL-A-2"]}' ${base}/v1/events/${DEMO_EVENT_ID}/holds`,
       ].join('\n'),
     );
   }
+}
+
+/** A listen address as a browser can open it: a wildcard address means this machine; IPv6 takes brackets. */
+function browsableHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') {
+    return '127.0.0.1';
+  }
+  return host.includes(':') ? `[${host}]` : host;
 }
