@@ -71,7 +71,7 @@ start_node() {
     --pidfile "$d/redis.pid" --logfile "$d/redis.log" \
     --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout "$node_timeout" \
     --cluster-replica-validity-factor 0 --repl-diskless-sync-delay 0 \
-    --appendonly yes --appendfsync everysec --save "" --maxmemory-policy noeviction
+    --appendonly yes --appendfsync everysec --save "" --maxmemory-policy noeviction 9>&- # not the lock
 }
 
 # Only ever called where the node's data is thrown away next (down, recreate), so no graceful shutdown:
@@ -224,9 +224,16 @@ cluster_status() {
   if [ -z "$why" ]; then say "whole: REDIS_CLUSTER_NODES=$(seeds)"; else say "not whole: $why"; return 1; fi
 }
 
+# One up/down at a time per checkout: parallel test runs each call `up`, and two creates would clash.
+lock() {
+  mkdir -p "$infra"
+  exec 9>"$infra/redis-cluster.lock"
+  flock -w 120 9 || { say "another infra.sh cluster command is still running (lock $infra/redis-cluster.lock)"; exit 1; }
+}
+
 case "${1:-}" in
-  up) cluster_up ;;
-  down) cluster_down ;;
+  up) lock; cluster_up ;;
+  down) lock; cluster_down ;;
   status) cluster_status ;;
   *) echo "usage: scripts/infra.sh cluster up|down|status" >&2; exit 2 ;;
 esac
