@@ -144,7 +144,10 @@ export class HoldsController {
   @ApiErrors(
     [404, 'HOLD_NOT_FOUND'],
     [409, 'HOLD_EXPIRED | HOLD_NOT_ACTIVE | SEATS_UNAVAILABLE (errors: [{ seatId, reason }])'],
-    [503, 'BUSY | DEPENDENCY_UNAVAILABLE | BOOKING_UNAVAILABLE: not booked, or outcome pending; retry with the same orderId (Retry-After)'],
+    [
+      503,
+      'BUSY | DEPENDENCY_UNAVAILABLE | BOOKING_UNAVAILABLE: not booked, or outcome pending; retry with the same orderId (Retry-After)',
+    ],
   )
   async confirm(
     @Param('holdId') holdId: string,
