@@ -227,16 +227,19 @@ suite('Redis client on a Redis Cluster', () => {
     ]);
     let stopped = false;
     try {
+      const env = clusterEnv({
+        REDIS_CLUSTER_NODES: `127.0.0.1:${node.port}`,
+        REDIS_COMMAND_TIMEOUT_MS: '500',
+      });
+      // a cluster that answers but says cluster_state:fail (no slot served yet): boot gives up, not hangs
+      const early = createRedisClient({ ...loadConfig(env).redis, name: 'test-early' });
+      await expect(connectRedis(early, 1500)).rejects.toThrow(/not ready within 1500 ms/);
       await node.client.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
       await eventually(
         async () => String(await node.client.call('CLUSTER', 'INFO')).includes('cluster_state:ok'),
         10_000,
         'one-node cluster ok',
       );
-      const env = clusterEnv({
-        REDIS_CLUSTER_NODES: `127.0.0.1:${node.port}`,
-        REDIS_COMMAND_TIMEOUT_MS: '500',
-      });
       const lone = createRedisClient({ ...loadConfig(env).redis, name: 'test-lone' }) as RedisClient &
         Scripted;
       await connectRedis(lone);
