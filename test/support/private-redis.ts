@@ -54,7 +54,8 @@ export async function startPrivateRedis(extraArgs: string[] = [], fixedPort?: nu
     stop: async () => {
       client.disconnect();
       proc.kill('SIGKILL');
-      if (proc.exitCode === null) {
+      // a killed process has a signalCode and no exitCode: waiting for 'exit' again would never end
+      if (proc.exitCode === null && proc.signalCode === null) {
         await new Promise((r) => proc.once('exit', r));
       }
     },
