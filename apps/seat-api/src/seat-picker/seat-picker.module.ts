@@ -30,9 +30,13 @@ const PAGE_HEADERS: Record<string, string> = {
 export class SeatPickerModule implements OnModuleInit {
   constructor(private readonly adapterHost: HttpAdapterHost) {}
 
-  async onModuleInit(): Promise<void> {
+  onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    await fastify.register(fastifyStatic, {
+    // Not awaited, on purpose (as Nest's own useStaticAssets): awaiting a register loads Fastify's plugin
+    // queue now, which seals the routes Nest already added before Nest sets its error handler and
+    // content-type parsing, so bad bodies would get Fastify's own error instead of our envelope. The
+    // plugin loads with the rest at listen(), and a failure there still stops the boot.
+    void fastify.register(fastifyStatic, {
       root: SEAT_PICKER_DIR,
       prefix: '/',
       wildcard: false,

@@ -199,8 +199,14 @@ function showCounts(counts) {
     `${counts.available} of ${counts.total} free · ${counts.held} held · ${counts.booked} booked`;
 }
 
-/** A selected seat someone else just took leaves the selection, with a word why. */
+/**
+ * A selected seat someone else just took leaves the selection, with a word why. Not while a call runs:
+ * the seats this page is holding right now turn HELD too, and the call's answer says what happened.
+ */
 function dropTakenSeats() {
+  if (busy) {
+    return;
+  }
   const taken = [...selection].filter((seatId) => statuses.get(seatId) !== 'AVAILABLE');
   if (taken.length > 0) {
     for (const seatId of taken) {
@@ -269,7 +275,7 @@ function connect() {
     if (stream.readyState !== EventSource.CLOSED) {
       setLive('reconnecting');
       if (statuses.size === 0) {
-        void loadOnce(); // the stream has not delivered a map yet: show one while it keeps trying
+        void loadOnce(); // no map from the stream yet: show one while the browser keeps trying
       }
       return;
     }
@@ -349,13 +355,16 @@ function startHold(h) {
   tick();
 }
 
-/** @param {string} why */
-function endHold(why) {
+/**
+ * @param {string} why
+ * @param {'info' | 'error'} [kind]
+ */
+function endHold(why, kind = 'info') {
   hold = null;
   sessionStorage.removeItem(holdKey);
   paintAll();
   renderPanel();
-  say(why);
+  say(why, kind);
 }
 
 /**
@@ -392,9 +401,7 @@ function onRefusal(err) {
       }
     }
   } else if (hold && ['HOLD_NOT_ACTIVE', 'HOLD_EXPIRED', 'HOLD_NOT_FOUND'].includes(err.body.code ?? '')) {
-    const message = byId('message').textContent ?? '';
-    endHold(message);
-    say(message, 'error');
+    endHold(explain(err), 'error'); // it ended elsewhere (ran out, released in another tab)
   }
 }
 
