@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { HoldStore } from './hold.store';
+import { SeatChangeLog } from './seat-change-log';
 
-@Module({ providers: [HoldStore], exports: [HoldStore] })
+@Module({ providers: [HoldStore, SeatChangeLog], exports: [HoldStore, SeatChangeLog] })
 export class HoldStoreModule {}

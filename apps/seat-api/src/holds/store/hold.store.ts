@@ -18,6 +18,7 @@ import {
 import { ABANDON_CONFIRM, BEGIN_CONFIRM, FINISH_CONFIRM } from './lua/confirm-hold.lua';
 import { CREATE_HOLD } from './lua/create-hold.lua';
 import { EXTEND_HOLD } from './lua/extend-hold.lua';
+import { holdScript } from './lua/hold-script';
 import { READ_HOLD } from './lua/read-hold.lua';
 import { RELEASE_HOLD } from './lua/release-hold.lua';
 import { MARK_BOOKED, SEAT_STATES } from './lua/seat-states.lua';
@@ -45,8 +46,9 @@ const STUCK_RECHECK_MS = 5000;
 
 /**
  * The seat holds of every event, in Redis. Each method is one Lua script (one round trip) over the six
- * keys of one event plus the fencing counter of its seat locks (same hash tag), so every multi-step
- * change is atomic and works on Redis Cluster. This class owns the key layout and the scripts; nothing
+ * keys of one event plus the fencing counter of its seat locks and the event's seat-map meta and change
+ * log (same hash tag), so every multi-step change, its record for seat-map readers included, is atomic
+ * and works on Redis Cluster. This class owns the key layout and the scripts; nothing
  * else in the service touches these keys. The counter's key comes from the lock service that issues the
  * tokens (both use the one Redis client, so its keyPrefix applies to both alike).
  */
@@ -65,7 +67,7 @@ export class HoldStore {
     for (const [name, lua] of Object.entries(SCRIPTS) as [ScriptName, string][]) {
       // ioredis sends EVALSHA and falls back to EVAL after a SCRIPT FLUSH or a Redis restart.
       if (!(name in redis)) {
-        redis.defineCommand(name, { numberOfKeys: 7, lua });
+        redis.defineCommand(name, { numberOfKeys: 9, lua: holdScript(lua) });
       }
       const fn = (redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[name];
       runners[name] = (...args) => fn.call(redis, ...args);
@@ -267,10 +269,13 @@ export class HoldStore {
   }
 
   private runScript(script: ScriptName, eventId: string, args: (string | number)[]): Promise<unknown> {
+    const { meta, changes } = eventKeys(eventId);
     return this.run[script](
       ...eventKeyList(eventId),
       // the seat locks' tag is the event id (seat:{<eventId>}:<seatId>): their counter is this one
       this.locks.fenceKey(`{${eventId}}`),
+      meta,
+      changes,
       eventId,
       HoldIds.prefixOf(eventId),
       this.retentionMs,

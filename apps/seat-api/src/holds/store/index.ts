@@ -3,3 +3,4 @@ export * from './hold-keys';
 export * from './hold-store.module';
 export * from './hold.store';
 export * from './hold.types';
+export * from './seat-change-log';

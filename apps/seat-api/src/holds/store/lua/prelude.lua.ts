@@ -1,8 +1,12 @@
+import { CHANGE_LOG_WRITE, CHANGE_TRACKING } from './change-log.lua';
+
 /**
  * Shared head of every hold script. KEYS are always the six keys of one event (see hold-keys.ts) and,
  * as KEYS[7], the fencing counter the event's seat locks draw their tokens from (same hash tag);
  * ARGV[1] = event id, ARGV[2] = public hold-id prefix of the event, ARGV[3] = retention ms of ended holds.
- * Script-specific arguments start at ARGV[4].
+ * Script-specific arguments start at ARGV[4]. KEYS[8] and KEYS[9] are the event's seat-map meta and change
+ * log: seat(), set_seat() and save() note every change, and log_changes() records them once the script
+ * body is done (change-log.lua.ts; hold-script.ts runs it after every script).
  *
  * Time is Redis TIME, read once per script: every instance agrees on "now" whatever its own clock says.
  * A hold record is a cmsgpack array:
@@ -14,7 +18,7 @@ local K_FENCE = KEYS[7]
 local EVENT_ID, ID_PREFIX, RETENTION = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local t = redis.call('TIME')
 local NOW = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-
+${CHANGE_TRACKING}
 local function load(hid)
   local raw = redis.call('HGET', K_HOLDS, hid)
   if not raw then return nil end
@@ -24,6 +28,7 @@ local function load(hid)
 end
 
 local function save(h)
+  CL_STATUS[h.hid] = h.status
   redis.call('HSET', K_HOLDS, h.hid, cmsgpack.pack({ h.user, h.status, h.seats, h.created, h.expire, h.max,
     h.ext, h.fence, h.order, h.ended, h.deadline }))
 end
@@ -39,12 +44,17 @@ end
 -- seat value "S|hid|expireAt|fence" -> state, hid, expireAt, fence
 local function seat(seatId)
   local v = redis.call('HGET', K_SEATS, seatId)
-  if not v then return 'F', '', 0, 0 end
+  if not v then
+    cl_seen(seatId, 'F')
+    return 'F', '', 0, 0
+  end
   local s, hid, exp, fence = string.match(v, '^(%a)|([^|]*)|(%d+)|(%d+)$')
+  cl_seen(seatId, s)
   return s, hid, tonumber(exp), tonumber(fence)
 end
 
 local function set_seat(seatId, state, hid, exp, fence)
+  cl_written(seatId, state, hid, exp)
   redis.call('HSET', K_SEATS, seatId, state .. '|' .. hid .. '|' .. exp .. '|' .. fence)
 end
 
@@ -147,4 +157,4 @@ local function settle(h)
   if h and h.status == 'ACTIVE' and h.expire <= NOW then expire(h) end
   return h
 end
-`;
+${CHANGE_LOG_WRITE}`;

@@ -1,0 +1,90 @@
+/**
+ * The seat-map change log, written by every hold script in the same atomic step as the change itself, so
+ * a reader never sees a seat change without its log entry or the other way round (see hold-keys.ts for
+ * the keys, seat-map/ for the readers). Readers keep a snapshot per event and read only the entries after
+ * its version instead of scanning every seat.
+ *
+ * How a script records: prelude seat() notes the state a seat had before the script touched it, set_seat()
+ * notes what it writes, save() notes each hold's status; log_changes() runs once after the script body
+ * (hold-script.ts wraps every script so) and appends one entry (a sweep of over 1,000 seats: a few):
+ * the version goes up by one per entry, and the entry lists each written seat's final state. A seat
+ * written twice in one script (freed from a lapsed hold, then taken) appears once, as it ended. Scripts
+ * that change nothing append nothing.
+ *
+ * Held seats carry their expireAt, so readers apply lazy expiry themselves: a seat is HELD until then and
+ * AVAILABLE after, before any sweeper ran (the sweeper's later 'A' only confirms it). A seat of a hold
+ * being confirmed is 'H0': held whatever the time, as create-hold refuses it until the confirm resolves.
+ */
+
+/** About this many entries are kept per event (XADD MAXLEN ~): minutes of a flash sale's changes. */
+export const CHANGE_LOG_MAX_ENTRIES = 10_000;
+
+/** Seats per entry at most (Lua's unpack has a stack limit); a sweep of more writes several entries. */
+const MAX_SEATS_PER_ENTRY = 1000;
+
+/** Declared before seat() and set_seat(), which call these. */
+export const CHANGE_TRACKING = `
+local K_META, K_CHANGES = KEYS[8], KEYS[9]
+-- seatId -> state letter before this script, seatId -> {letter, hid, expireAt} after, write order; hid -> status
+local CL_BEFORE, CL_AFTER, CL_ORDER, CL_STATUS = {}, {}, {}, {}
+
+local function cl_seen(seatId, state)
+  if CL_BEFORE[seatId] == nil then CL_BEFORE[seatId] = state end
+end
+
+local function cl_written(seatId, state, hid, exp)
+  if CL_BEFORE[seatId] == nil then
+    local v = redis.call('HGET', K_SEATS, seatId)
+    CL_BEFORE[seatId] = v and string.sub(v, 1, 1) or 'F'
+  end
+  if CL_AFTER[seatId] == nil then CL_ORDER[#CL_ORDER + 1] = seatId end
+  CL_AFTER[seatId] = { state, hid, exp }
+end
+`;
+
+/** Declared after load(), which it needs for a hold this script read but did not save. */
+export const CHANGE_LOG_WRITE = `
+local function cl_code(after)
+  local state, hid, exp = after[1], after[2], after[3]
+  if state == 'F' then return 'A' end
+  if state == 'B' then return 'B' end
+  local status = CL_STATUS[hid]
+  if status == nil then
+    local h = load(hid)
+    status = h and h.status
+  end
+  if status == 'CONFIRMING' then return 'H0' end
+  return 'H' .. exp
+end
+
+local function cl_append(fields)
+  local v = redis.call('HINCRBY', K_META, 'v', 1)
+  local id = v .. '-0'
+  local added = redis.pcall('XADD', K_CHANGES, 'MAXLEN', '~', ${CHANGE_LOG_MAX_ENTRIES}, id, unpack(fields))
+  if type(added) == 'table' and added.err then
+    -- the log is ahead of the version: the meta hash was lost (and with it the version readers hold).
+    -- Readers whose version is above the new one rebuild; the old entries would only mislead them.
+    redis.call('DEL', K_CHANGES)
+    redis.call('XADD', K_CHANGES, 'MAXLEN', '~', ${CHANGE_LOG_MAX_ENTRIES}, id, unpack(fields))
+  end
+end
+
+local function log_changes()
+  if #CL_ORDER == 0 then return end
+  local held, booked, fields = 0, 0, {}
+  for _, s in ipairs(CL_ORDER) do
+    local before, after = CL_BEFORE[s], CL_AFTER[s]
+    if before == 'H' then held = held - 1 elseif before == 'B' then booked = booked - 1 end
+    if after[1] == 'H' then held = held + 1 elseif after[1] == 'B' then booked = booked + 1 end
+    fields[#fields + 1] = s
+    fields[#fields + 1] = cl_code(after)
+    if #fields >= ${2 * MAX_SEATS_PER_ENTRY} then
+      cl_append(fields)
+      fields = {}
+    end
+  end
+  if #fields > 0 then cl_append(fields) end
+  if held ~= 0 then redis.call('HINCRBY', K_META, 'held', held) end
+  if booked ~= 0 then redis.call('HINCRBY', K_META, 'booked', booked) end
+end
+`;

@@ -1,0 +1,69 @@
+/**
+ * What seat-map readers run (seat-change-log.ts). KEYS: [1] the event's seat-map meta, [2] its change log,
+ * [3] its seats hash, [4] its holds hash (see hold-keys.ts). Read-only, and each call costs what it
+ * returns: never a whole-event read.
+ */
+
+/** Redis TIME in ms: lazy expiry compares each held seat's expireAt with it, never with an app clock. */
+const NOW = `
+local t = redis.call('TIME')
+local NOW = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+`;
+
+/**
+ * The change-log entries after version ARGV[1], at most ARGV[2] of them, with the current version and
+ * counts. Replies {now, version, held, booked} when there is nothing newer or when the version is below
+ * ARGV[1] (the meta hash was lost: the reader rebuilds), else {now, version, held, booked, entries}; the
+ * reader checks that the first entry is ARGV[1] + 1 (else the log was trimmed past it: rebuild).
+ */
+export const SEAT_MAP_CHANGES = `${NOW}
+local meta = redis.call('HMGET', KEYS[1], 'v', 'held', 'booked')
+local version, from = tonumber(meta[1] or '0'), tonumber(ARGV[1])
+local reply = { NOW, version, tonumber(meta[2] or '0'), tonumber(meta[3] or '0') }
+if version <= from then return reply end
+reply[5] = redis.call('XRANGE', KEYS[2], '(' .. ARGV[1] .. '-0', '+', 'COUNT', ARGV[2])
+return reply
+`;
+
+/**
+ * One chunk of a snapshot build: HSCAN of the seats hash from cursor ARGV[1] with COUNT ARGV[2] (never
+ * HGETALL: Redis stays responsive however many seats the event has). Replies {nextCursor, version, now,
+ * {seatId, code, ...}} with the change log's codes ('B', 'H<expireAt>', 'H0' for a hold being confirmed)
+ * for the seats that are not free. A held seat's hold is read to tell a confirm in flight from a plain
+ * hold (its seats stay HELD past expireAt); once per hold per chunk.
+ */
+export const SEAT_MAP_SCAN = `${NOW}
+local version = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
+local page = redis.call('HSCAN', KEYS[3], ARGV[1], 'COUNT', ARGV[2])
+local fields, out, statusOf = page[2], {}, {}
+for i = 1, #fields, 2 do
+  local v = fields[i + 1]
+  local c = string.sub(v, 1, 1)
+  if c == 'B' then
+    out[#out + 1] = fields[i]
+    out[#out + 1] = 'B'
+  elseif c == 'H' then
+    local hid, exp = string.match(v, '^H|([^|]*)|(%d+)|')
+    local status = statusOf[hid]
+    if status == nil then
+      local raw = redis.call('HGET', KEYS[4], hid)
+      status = raw and cmsgpack.unpack(raw)[2] or ''
+      statusOf[hid] = status
+    end
+    out[#out + 1] = fields[i]
+    out[#out + 1] = status == 'CONFIRMING' and 'H0' or ('H' .. exp)
+  end
+end
+return { page[1], version, NOW, out }
+`;
+
+/**
+ * Sets the held/booked counts a full build found, if the version is still the one the build reached
+ * (ARGV[1]): counts kept by the scripts since are then right again, also for an event whose seats
+ * predate the change log. Replies 1 when it wrote, 0 when the version moved on.
+ */
+export const SEAT_MAP_SET_COUNTS = `
+if tonumber(redis.call('HGET', KEYS[1], 'v') or '0') ~= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'held', ARGV[2], 'booked', ARGV[3])
+return 1
+`;
