@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Test } from '@nestjs/testing';
 import Redis, { Cluster } from 'ioredis';
-import { ConfigModule, loadConfig } from '@app/config';
+import { AppConfig, ConfigModule, loadConfig } from '@app/config';
 import {
   connectRedis,
   createRedisClient,
@@ -49,6 +49,12 @@ interface Scripted {
   pairFixed: Pair; // numberOfKeys in the definition (as the hold store defines its scripts)
   pairPerCall: Pair; // key count passed per call (as libs/distributed-lock defines its scripts)
 }
+
+/** RedisModule as the seat API wires it: options from its AppConfig. */
+const seatApiRedis = RedisModule.forRootAsync({
+  inject: [AppConfig],
+  useFactory: (c: AppConfig) => ({ ...c.redis, name: 'seat-hold' }),
+});
 
 const clusterUp = () =>
   execFileSync('bash', [path.join(root, 'scripts', 'infra.sh'), 'cluster', 'up'], { stdio: 'inherit' });
@@ -181,7 +187,7 @@ suite('Redis client on a Redis Cluster', () => {
     const saved = { ...process.env };
     Object.assign(process.env, clusterEnv());
     try {
-      const moduleRef = await Test.createTestingModule({ imports: [ConfigModule, RedisModule] }).compile();
+      const moduleRef = await Test.createTestingModule({ imports: [ConfigModule, seatApiRedis] }).compile();
       try {
         expect(moduleRef.get(REDIS_CLIENT)).toBeInstanceOf(Cluster);
         expect(await moduleRef.get(RedisHealthIndicator).isHealthy('redis')).toEqual({
@@ -206,7 +212,7 @@ suite('Redis client on a Redis Cluster', () => {
     Object.assign(process.env, both);
     try {
       await expect(
-        Test.createTestingModule({ imports: [ConfigModule, RedisModule] }).compile(),
+        Test.createTestingModule({ imports: [ConfigModule, seatApiRedis] }).compile(),
       ).rejects.toThrow(/REDIS_URL and REDIS_CLUSTER_NODES are both set/);
     } finally {
       process.env = saved;

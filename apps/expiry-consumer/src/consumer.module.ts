@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { ConfigModule } from '@app/config';
+import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule } from '@app/database';
 import { KafkaModule } from '@app/kafka';
 import { ObservabilityModule } from '@app/observability';
@@ -11,7 +11,13 @@ import { HoldExpiryRecorder } from './hold-expiry.recorder';
 import { SeatExpiredConsumer } from './seat-expired.consumer';
 
 @Module({
-  imports: [ConfigModule, ObservabilityModule, TerminusModule, DatabaseModule, KafkaModule],
+  imports: [
+    ConfigModule,
+    ObservabilityModule,
+    TerminusModule,
+    DatabaseModule.forRootAsync({ inject: [AppConfig], useFactory: (c: AppConfig) => c.database }),
+    KafkaModule.forRootAsync({ inject: [AppConfig], useFactory: (c: AppConfig) => c.kafka }),
+  ],
   controllers: [SeatExpiredConsumer, ConsumerHealthController],
   providers: [HoldExpiryRecorder, DeadLetterPublisher, GroupMembership],
 })

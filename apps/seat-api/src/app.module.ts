@@ -31,9 +31,12 @@ import { SeatPickerModule } from './seat-picker/seat-picker.module';
     }),
     ObservabilityModule,
     TerminusModule,
-    DatabaseModule,
-    RedisModule,
-    KafkaModule,
+    DatabaseModule.forRootAsync({ inject: [AppConfig], useFactory: (c: AppConfig) => c.database }),
+    RedisModule.forRootAsync({
+      inject: [AppConfig],
+      useFactory: (c: AppConfig) => ({ ...c.redis, name: 'seat-hold' }),
+    }),
+    KafkaModule.forRootAsync({ inject: [AppConfig], useFactory: (c: AppConfig) => c.kafka }),
     DistributedLockModule.forRootAsync({
       inject: [REDIS_CLIENT],
       useFactory: (redis: Redis) => ({ redis, keyPrefix: 'lock:' }),

@@ -1,4 +1,5 @@
 export * from './data-source-options';
 export * from './database.module';
+export * from './database.module-definition';
 export * from './entities';
 export * from './run-migrations';

@@ -1,20 +1,20 @@
-import { Logger } from '@nestjs/common';
-import { Kafka, logLevel, LogEntry } from 'kafkajs';
+import { Kafka, logLevel } from 'kafkajs';
+import { kafkaLogCreator, KafkaLogOptions } from './kafka-log';
 
 export interface KafkaSettings {
   brokers: string[];
   clientId: string;
   requestTimeoutMs: number;
+  /** See KafkaLogOptions.repeatWindowMs (default 30 s). */
+  logRepeatWindowMs?: number;
+  /** See KafkaLogOptions.logger (default Nest's Logger). */
+  logger?: KafkaLogOptions['logger'];
 }
 
-const levelName: Record<number, 'error' | 'warn' | 'log' | 'debug'> = {
-  [logLevel.ERROR]: 'error',
-  [logLevel.WARN]: 'warn',
-  [logLevel.INFO]: 'log',
-  [logLevel.DEBUG]: 'debug',
-};
-
-/** kafkajs with bounded timeouts and its logs routed through Nest's logger (one format for all logs). */
+/**
+ * kafkajs with bounded timeouts and its logs routed through Nest's logger (one format for all logs), at
+ * warn at most and without a line per retry (kafka-log.ts).
+ */
 export function createKafka(settings: KafkaSettings): Kafka {
   return new Kafka({
     clientId: settings.clientId,
@@ -22,14 +22,8 @@ export function createKafka(settings: KafkaSettings): Kafka {
     connectionTimeout: Math.min(settings.requestTimeoutMs, 3000),
     requestTimeout: settings.requestTimeoutMs,
     retry: { initialRetryTime: 100, maxRetryTime: 2000, retries: 5 },
+    // kafkajs's INFO (group joins, producer connects) would be a line per client per reconnect
     logLevel: logLevel.WARN,
-    logCreator:
-      () =>
-      ({ namespace, level, log }: LogEntry) => {
-        const { message, ...extra } = log;
-        const logger = new Logger(`kafkajs:${namespace}`);
-        const method = levelName[level] ?? 'log';
-        logger[method](`${message} ${Object.keys(extra).length ? JSON.stringify(extra) : ''}`.trim());
-      },
+    logCreator: kafkaLogCreator({ logger: settings.logger, repeatWindowMs: settings.logRepeatWindowMs }),
   });
 }

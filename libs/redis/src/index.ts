@@ -4,3 +4,4 @@ export * from './redis-client-options';
 export * from './redis.constants';
 export * from './redis.health';
 export * from './redis.module';
+export * from './redis.module-definition';

@@ -9,7 +9,7 @@ export interface RedisNode {
 }
 
 export interface RedisClientOptions {
-  /** A single Redis. Exactly one of `url` and `clusterNodes` (loadConfig refuses both or neither). */
+  /** A single Redis. Exactly one of `url` and `clusterNodes` (the seat API's config refuses both or neither). */
   url?: string;
   /** Seed nodes of a Redis Cluster; the client learns the others and the slot map from them. */
   clusterNodes?: RedisNode[];

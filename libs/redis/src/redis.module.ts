@@ -1,17 +1,19 @@
 import { TerminusModule } from '@nestjs/terminus';
 import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
-import { AppConfig } from '@app/config';
 import Redis, { Cluster } from 'ioredis';
 import { connectRedis, createRedisClient } from './create-redis-client';
 import { evictionRisk, readMaxmemoryPolicy } from './eviction-policy';
 import { RedisClient } from './redis-client-options';
 import { REDIS_CLIENT } from './redis.constants';
 import { RedisHealthIndicator } from './redis.health';
+import { ConfigurableRedisModule, REDIS_MODULE_OPTIONS, RedisModuleOptions } from './redis.module-definition';
 
 /**
- * The service's one Redis client, keyed under REDIS_KEY_PREFIX: a single Redis (REDIS_URL) or a Redis
- * Cluster (REDIS_CLUSTER_NODES). Boot waits until it is ready, and warns when Redis may evict keys (see
- * eviction-policy.ts; /health then reports Redis as degraded).
+ * One Redis client for the app: a single Redis (`url`) or a Redis Cluster (`clusterNodes`), under
+ * `keyPrefix`. `RedisModule.forRoot(options)` or `.forRootAsync({ inject, useFactory })` (or useClass /
+ * useExisting); the app decides where the options come from (the seat API: its AppConfig). Boot waits
+ * until the client is ready, and warns when Redis may evict keys (see eviction-policy.ts; the health
+ * indicator then reports Redis as degraded). Global: every module gets REDIS_CLIENT without importing it.
  */
 @Global()
 @Module({
@@ -19,11 +21,13 @@ import { RedisHealthIndicator } from './redis.health';
   providers: [
     {
       provide: REDIS_CLIENT,
-      inject: [AppConfig],
-      useFactory: async (config: AppConfig) => {
-        const client = createRedisClient({ ...config.redis, name: 'seat-hold' });
+      inject: [REDIS_MODULE_OPTIONS],
+      useFactory: async ({ warnOnEvictionPolicy = true, ...options }: RedisModuleOptions) => {
+        const client = createRedisClient(options);
         await connectRedis(client);
-        await warnOnEvictionPolicy(client);
+        if (warnOnEvictionPolicy) {
+          await warnOnUnsafeEvictionPolicy(client);
+        }
         return client;
       },
     },
@@ -31,8 +35,10 @@ import { RedisHealthIndicator } from './redis.health';
   ],
   exports: [REDIS_CLIENT, RedisHealthIndicator],
 })
-export class RedisModule implements OnApplicationShutdown {
-  constructor(@Inject(REDIS_CLIENT) private readonly client: RedisClient) {}
+export class RedisModule extends ConfigurableRedisModule implements OnApplicationShutdown {
+  constructor(@Inject(REDIS_CLIENT) private readonly client: RedisClient) {
+    super();
+  }
 
   async onApplicationShutdown(): Promise<void> {
     if (this.client.status !== 'end') {
@@ -45,7 +51,7 @@ export class RedisModule implements OnApplicationShutdown {
  * Warns, does not refuse: the data an eviction policy could drop is not gone yet, and a refusal would
  * take the whole service down over a setting an operator can change live. /health keeps reporting it.
  */
-async function warnOnEvictionPolicy(client: Redis | Cluster): Promise<void> {
+async function warnOnUnsafeEvictionPolicy(client: Redis | Cluster): Promise<void> {
   const logger = new Logger('Redis');
   const policy = await readMaxmemoryPolicy(client);
   const risk = evictionRisk(policy);
