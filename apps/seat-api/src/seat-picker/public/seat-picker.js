@@ -17,9 +17,8 @@ const RETRY_MS = 5000;
 
 /** @typedef {'AVAILABLE' | 'HELD' | 'BOOKED'} SeatStatus */
 /** @typedef {{ seatId: string, section: string, row: string, number: number, category: string, status: SeatStatus }} Seat */
-/** @typedef {{ total: number, available: number, held: number, booked: number }} Counts */
-/** @typedef {{ version?: number, counts: Counts, seats: Seat[] }} Snapshot */
-/** @typedef {{ version: number, counts: Counts, changes: { seatId: string, status: SeatStatus }[] }} Changes */
+/** @typedef {{ version?: number, seats: Seat[] }} Snapshot the stream's first event, or GET /seats */
+/** @typedef {{ version: number, changes: { seatId: string, status: SeatStatus }[] }} Changes a batch from the stream */
 /** @typedef {{ holdId: string, status: string, seatIds: string[], createdAt: string, expiresAt: string, expiresInSeconds: number }} Hold */
 /** @typedef {{ seatIds: string[], orderId: string }} Booking */
 
@@ -193,10 +192,12 @@ function paint(seatId) {
 
 const paintAll = () => buttons.forEach((_, seatId) => paint(seatId));
 
-/** @param {Counts} counts */
-function showCounts(counts) {
+/** Counted from what the page draws, so a seat a 409 just marked taken is counted too. */
+function showCounts() {
+  const count = (/** @type {SeatStatus} */ status) =>
+    [...statuses.values()].filter((s) => s === status).length;
   byId('counts').textContent =
-    `${counts.available} of ${counts.total} free · ${counts.held} held · ${counts.booked} booked`;
+    `${count('AVAILABLE')} of ${statuses.size} free · ${count('HELD')} held · ${count('BOOKED')} booked`;
 }
 
 /**
@@ -228,7 +229,7 @@ function applySnapshot(snapshot) {
   statuses.clear();
   snapshot.seats.forEach((s) => statuses.set(s.seatId, s.status));
   version = snapshot.version ?? -1;
-  showCounts(snapshot.counts);
+  showCounts();
   paintAll();
   dropTakenSeats();
 }
@@ -243,7 +244,7 @@ function applyChanges(batch) {
     statuses.set(seatId, status);
     paint(seatId);
   }
-  showCounts(batch.counts);
+  showCounts();
   dropTakenSeats();
 }
 
@@ -400,6 +401,7 @@ function onRefusal(err) {
         paint(seatId);
       }
     }
+    showCounts();
   } else if (hold && ['HOLD_NOT_ACTIVE', 'HOLD_EXPIRED', 'HOLD_NOT_FOUND'].includes(err.body.code ?? '')) {
     endHold(explain(err), 'error'); // it ended elsewhere (ran out, released in another tab)
   }
