@@ -67,9 +67,13 @@ describe('events', () => {
 });
 
 describe('authentication', () => {
-  it('refuses a missing or bad token with 401', async () => {
-    expect((await api.call('GET', `/v1/events/${eventId}/seats`)).status).toBe(401);
-    expect((await api.call('GET', `/v1/events/${eventId}/seats`, { token: 'x.y.z' })).status).toBe(401);
+  it('refuses a missing or bad token with 401 (the seat map and health are public)', async () => {
+    const body = { seatIds: ['S-A-1'] };
+    expect((await api.call('POST', `/v1/events/${eventId}/holds`, { body })).status).toBe(401);
+    expect((await api.call('POST', `/v1/events/${eventId}/holds`, { body, token: 'x.y.z' })).status).toBe(
+      401,
+    );
+    expect((await api.call('GET', `/v1/events/${eventId}/seats`)).status).toBe(200);
     expect((await api.call('GET', `/health/live`)).status).toBe(200);
   });
 });

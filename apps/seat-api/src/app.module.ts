@@ -15,12 +15,13 @@ import { ExpiryModule } from './expiry/expiry.module';
 import { HealthModule } from './health/health.module';
 import { HoldsModule } from './holds/holds.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { SeatMapModule } from './seat-map/seat-map.module';
 import { SeatPickerModule } from './seat-picker/seat-picker.module';
 
 /**
  * The seat-hold service: infrastructure modules first, then one module per capability.
- * Capability modules: catalogue (events, seats, seat map), holds (hold/extend/release/confirm),
- * expiry (sweeper + outbox relay to Kafka).
+ * Capability modules: catalogue (events, seats), holds (hold/extend/release/confirm), seat map (snapshot
+ * per event, live stream), expiry (sweeper + outbox relay to Kafka).
  */
 @Module({
   imports: [
@@ -46,6 +47,7 @@ import { SeatPickerModule } from './seat-picker/seat-picker.module';
     RateLimitModule, // after AuthModule: its guard keys on the user the JWT guard found
     CatalogueModule,
     HoldsModule,
+    SeatMapModule,
     ExpiryModule,
     HealthModule,
     SeatPickerModule, // the seat picker page at /

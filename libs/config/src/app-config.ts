@@ -77,6 +77,15 @@ export class AppConfig {
     return { cacheMaxBytes: this.env.CATALOGUE_CACHE_MAX_BYTES };
   }
 
+  get seatMap() {
+    const e = this.env;
+    return {
+      cacheMaxBytes: e.SEAT_MAP_CACHE_MAX_BYTES,
+      maxStreams: e.SEAT_MAP_MAX_STREAMS,
+      heartbeatMs: e.SEAT_MAP_HEARTBEAT_MS,
+    };
+  }
+
   get expiry() {
     const e = this.env;
     return {
@@ -96,6 +105,7 @@ export class AppConfig {
       windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
       holdsPerWindow: e.RATE_LIMIT_HOLDS_PER_WINDOW,
       seatMapReadsPerWindow: e.RATE_LIMIT_SEAT_MAP_READS_PER_WINDOW,
+      streamOpensPerWindow: e.RATE_LIMIT_STREAM_OPENS_PER_WINDOW,
     };
   }
 

@@ -138,6 +138,22 @@ export class Environment {
   @EnvInteger(64 * 1024, 8 * 1024 * 1024 * 1024)
   CATALOGUE_CACHE_MAX_BYTES: number = 128 * 1024 * 1024;
 
+  // --- Seat map (GET /v1/events/{id}/seats and its event stream)
+  /**
+   * Budget of the in-memory seat-map snapshots (estimated bytes; least recently used events are dropped
+   * first). A 100,000-seat event takes about 30 MB with its rendered map.
+   */
+  @EnvInteger(64 * 1024, 8 * 1024 * 1024 * 1024)
+  SEAT_MAP_CACHE_MAX_BYTES: number = 256 * 1024 * 1024;
+
+  /** Seat-map event streams one instance keeps open; past it a new one is refused with 503 and Retry-After. */
+  @EnvInteger(1, 1_000_000)
+  SEAT_MAP_MAX_STREAMS: number = 10_000;
+
+  /** Interval of the `: ping` comment on an idle stream (keeps proxies from closing it). */
+  @EnvInteger(100, 300_000)
+  SEAT_MAP_HEARTBEAT_MS: number = 15_000;
+
   // --- Seat locks
   @EnvInteger(100, 60000)
   SEAT_LOCK_LEASE_MS: number = 5000;
@@ -183,4 +199,8 @@ export class Environment {
   /** Seat-map reads per caller per window (600 a minute allows polling every 100 ms). */
   @EnvInteger(1, 1_000_000)
   RATE_LIMIT_SEAT_MAP_READS_PER_WINDOW: number = 600;
+
+  /** Seat-map streams opened per caller per window (a page opens one, and again after a dropped connection). */
+  @EnvInteger(1, 1_000_000)
+  RATE_LIMIT_STREAM_OPENS_PER_WINDOW: number = 120;
 }

@@ -62,27 +62,28 @@ export class JwtAuthGuard implements CanActivate, OnModuleDestroy {
       return true;
     }
     const targets = [ctx.getHandler(), ctx.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) {
-      return true;
-    }
     const req = ctx
       .switchToHttp()
       .getRequest<{ headers: Record<string, string | undefined>; user?: AuthUser }>();
     const header = req.headers.authorization ?? '';
     const token = /^Bearer ([A-Za-z0-9._~+/=-]+)$/i.exec(header)?.[1];
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) {
+      // open to anyone; a valid token still names the caller, so per-user rate limits apply to it
+      // (anonymous callers are limited per address). A bad token is ignored: no token was needed.
+      req.user = token ? await this.verify(token).then(toUser, () => undefined) : undefined;
+      return true;
+    }
     if (!token) {
       throw new ApiError(401, 'UNAUTHORIZED', 'A Bearer token is required');
     }
     const payload = await this.verify(token);
-    if (typeof payload.sub !== 'string' || !USER_ID.test(payload.sub)) {
+    const user = toUser(payload);
+    if (!user) {
       throw new ApiError(401, 'UNAUTHORIZED', 'The token has no usable subject');
     }
-    const roles = Array.isArray(payload.roles)
-      ? payload.roles.filter((r): r is string => typeof r === 'string')
-      : [];
-    req.user = { id: payload.sub, roles };
+    req.user = user;
     const required = this.reflector.getAllAndOverride<string[]>(REQUIRED_ROLES, targets) ?? [];
-    if (!required.every((r) => roles.includes(r))) {
+    if (!required.every((r) => user.roles.includes(r))) {
       throw new ApiError(403, 'FORBIDDEN', `This needs the role(s): ${required.join(', ')}`);
     }
     return true;
@@ -112,4 +113,15 @@ export class JwtAuthGuard implements CanActivate, OnModuleDestroy {
   onModuleDestroy(): void {
     this.verified.clear();
   }
+}
+
+/** The caller a verified token names, or undefined when its subject is not a usable user id. */
+function toUser(payload: Verified['payload']): AuthUser | undefined {
+  if (typeof payload.sub !== 'string' || !USER_ID.test(payload.sub)) {
+    return undefined;
+  }
+  const roles = Array.isArray(payload.roles)
+    ? payload.roles.filter((r): r is string => typeof r === 'string')
+    : [];
+  return { id: payload.sub, roles };
 }

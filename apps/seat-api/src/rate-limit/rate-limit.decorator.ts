@@ -1,7 +1,7 @@
 import { SetMetadata } from '@nestjs/common';
 
 /** The limits a route can opt into; each is a named throttler configured in rate-limit.module.ts. */
-export type RateLimitName = 'holdCreate' | 'seatMapRead';
+export type RateLimitName = 'holdCreate' | 'seatMapRead' | 'streamOpen';
 
 export const RATE_LIMIT = 'seat-api:rate-limit';
 

@@ -21,8 +21,9 @@ function limit(name: RateLimitName, perWindow: number, windowMs: number, enabled
 }
 
 /**
- * Per-caller limits on hold creation and seat-map reads (RATE_LIMIT_* settings), shared by all instances
- * through Redis. Import after AuthModule: the guard keys on the user the JWT guard found.
+ * Per-caller limits on hold creation, seat-map reads and seat-map stream opens (RATE_LIMIT_* settings),
+ * shared by all instances through Redis. Import after AuthModule: the guard keys on the user the JWT
+ * guard found (on public routes too, when a valid token came with the request).
  */
 @Module({
   imports: [
@@ -36,6 +37,7 @@ function limit(name: RateLimitName, perWindow: number, windowMs: number, enabled
           throttlers: [
             limit('holdCreate', r.holdsPerWindow, windowMs, r.enabled),
             limit('seatMapRead', r.seatMapReadsPerWindow, windowMs, r.enabled),
+            limit('streamOpen', r.streamOpensPerWindow, windowMs, r.enabled),
           ],
           storage,
           setHeaders: false,

@@ -1,10 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-export class CreatedEventView {
-  @ApiProperty() eventId!: string;
-  @ApiProperty() seatCount!: number;
-}
-
 export class SeatView {
   @ApiProperty() eventId!: string;
   @ApiProperty({ example: 'STALLS-A-12' }) seatId!: string;
@@ -25,6 +20,9 @@ export class SeatCountsView {
 
 export class SeatMapView {
   @ApiProperty() eventId!: string;
-  @ApiProperty({ type: SeatCountsView }) counts!: SeatCountsView;
+  @ApiProperty({ description: 'change version of the map (the stream sends it as the event id)' })
+  version!: number;
+  @ApiProperty({ type: SeatCountsView, description: "the section's counts with ?section=" })
+  counts!: SeatCountsView;
   @ApiProperty({ type: [SeatView] }) seats!: SeatView[];
 }

@@ -1,0 +1,6 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class CreatedEventView {
+  @ApiProperty() eventId!: string;
+  @ApiProperty() seatCount!: number;
+}

@@ -1,0 +1,71 @@
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import { CatalogueService } from '../catalogue/catalogue.service';
+import { BoundedLru } from '../common/cache/bounded-lru';
+import { SeatChangeLog } from '../holds/store';
+import { SeatLayout } from './snapshot/seat-layout';
+import { SnapshotSync } from './snapshot/snapshot-sync';
+
+/**
+ * This instance's seat-map snapshots, one per event, in a least-recently-used map bounded by an estimated
+ * byte budget (SEAT_MAP_CACHE_MAX_BYTES; memory_cache_*{cache="seat_map"} on /metrics). The seat list
+ * comes from the catalogue (cached), the states from Redis: a cold event is built once by a chunked scan
+ * (concurrent first readers share the build), then every read only follows the change log.
+ *
+ * An event with open streams is pinned: its feed keeps reading it, so it stays in use (and reachable
+ * here, one snapshot per event) even if the budget pushes it out of the map; its memory is bounded by
+ * SEAT_MAP_MAX_STREAMS instead.
+ */
+@Injectable()
+export class SeatMapSnapshots implements OnModuleDestroy {
+  private readonly lru: BoundedLru<string, SnapshotSync>;
+  private readonly building = new Map<string, Promise<SnapshotSync>>();
+  private readonly pinned = new Map<string, SnapshotSync>();
+
+  constructor(
+    private readonly catalogue: CatalogueService,
+    private readonly log: SeatChangeLog,
+    config: AppConfig,
+  ) {
+    this.lru = new BoundedLru({ name: 'seat_map', maxBytes: config.seatMap.cacheMaxBytes });
+  }
+
+  /** The event's snapshot keeper, built if this instance has none (404 EVENT_NOT_FOUND for no event). */
+  syncOf(eventId: string): Promise<SnapshotSync> {
+    const hit = this.lru.get(eventId) ?? this.pinned.get(eventId);
+    if (hit) {
+      return Promise.resolve(hit);
+    }
+    let pending = this.building.get(eventId);
+    if (!pending) {
+      pending = this.build(eventId).finally(() => this.building.delete(eventId));
+      this.building.set(eventId, pending);
+    }
+    return pending;
+  }
+
+  /** Records the snapshot's current size (it grows with rendered bodies, changes with rebuilds). */
+  account(sync: SnapshotSync): void {
+    this.lru.set(sync.eventId, sync, sync.snapshot.bytes);
+  }
+
+  pin(sync: SnapshotSync): void {
+    this.pinned.set(sync.eventId, sync);
+  }
+
+  unpin(eventId: string): void {
+    this.pinned.delete(eventId);
+  }
+
+  onModuleDestroy(): void {
+    this.lru.clear();
+    this.pinned.clear();
+  }
+
+  private async build(eventId: string): Promise<SnapshotSync> {
+    const seats = await this.catalogue.requireSeats(eventId);
+    const sync = await SnapshotSync.build(eventId, new SeatLayout(seats), this.log);
+    this.account(sync);
+    return sync;
+  }
+}
