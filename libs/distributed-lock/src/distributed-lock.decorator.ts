@@ -1,4 +1,5 @@
 import { Inject } from '@nestjs/common';
+import type { LockBusy } from './contention';
 import { DistributedLockService } from './distributed-lock.service';
 import { copyMethodMetadata } from './copy-method-metadata';
 
@@ -10,10 +11,17 @@ export interface DistributedLockOptions<A extends unknown[]> {
    * instance at each call, so the value can come from injected configuration.
    */
   waitMs?: number | ((instance: never) => number);
+  /** How long to wait in all while the holder is in this process (see AcquireOptions.localWaitMs). */
+  localWaitMs?: number | ((instance: never) => number);
   /** Fixed lease (or a function of the instance). Omit it to have the watchdog keep the lock alive while the method runs. */
   leaseMs?: number | ((instance: never) => number);
-  /** 'skip': when another holder has it, return undefined without running (periodic jobs). */
-  onContention?: 'wait' | 'skip';
+  /**
+   * 'skip': when another holder has it, return undefined without running (periodic jobs).
+   * 'wait' (default): wait up to waitMs. A function: wait, but after each busy attempt call it with the
+   * attempt, the instance and the method's arguments; what it throws ends the wait and is what the
+   * method throws (see ContentionHandler: e.g. answer from a lock-free read that the seats are taken).
+   */
+  onContention?: 'wait' | 'skip' | ((busy: LockBusy, instance: never, args: A) => void | Promise<void>);
 }
 
 /** Where the decorator parks the injected service on the instance (property injection, resolved by Nest DI). */
@@ -53,9 +61,15 @@ export function DistributedLock<A extends unknown[]>(options: DistributedLockOpt
       const keys = options.key(...(args as unknown as A));
       const resolve = (v: number | ((instance: never) => number) | undefined) =>
         typeof v === 'function' ? v(this as never) : v;
+      const contention = options.onContention;
       const run = {
-        onContention: options.onContention,
+        onContention: typeof contention === 'function' ? ('wait' as const) : contention,
+        onBusy:
+          typeof contention === 'function'
+            ? (busy: LockBusy) => contention(busy, this as never, args as unknown as A)
+            : undefined,
         waitMs: resolve(options.waitMs),
+        localWaitMs: resolve(options.localWaitMs),
         leaseMs: resolve(options.leaseMs),
       };
       return (await service.runExclusive(keys, run, () => original.apply(this, args))) as R;

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { BusyWait, ContentionHandler } from './contention';
 import { DISTRIBUTED_LOCK_OPTIONS } from './distributed-lock.module-definition';
 import type { DistributedLockModuleOptions } from './distributed-lock.options';
 import { LockNotAcquiredError } from './errors';
@@ -11,6 +12,7 @@ import { fenceKey, lockKey, normalizeKeys } from './lock-keys';
 import { LockMetrics } from './lock-metrics';
 import { lockCallError, outcomeUnknown } from './lock-call-error';
 import { LockScripts } from './lock-scripts';
+import { LockWaiters } from './lock-waiters';
 import { renewWatched } from './renewal';
 
 export interface AcquireOptions {
@@ -18,6 +20,15 @@ export interface AcquireOptions {
   leaseMs?: number;
   /** How long to wait for a busy lock before LockNotAcquiredError. */
   waitMs?: number;
+  /**
+   * How long to wait in all while the holder is a lock of this process; default (and at least) waitMs.
+   * Such a holder is work already under way here, whose release wakes the waiter at once: only this
+   * process's own load delays it. A caller may allow it more than an unknown holder elsewhere (e.g. the
+   * lease, after which the holder's keys are gone whatever it does).
+   */
+  localWaitMs?: number;
+  /** Asked after each busy attempt; it may end the wait by throwing (see ContentionHandler). */
+  onBusy?: ContentionHandler;
   signal?: AbortSignal;
 }
 
@@ -42,6 +53,7 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
   private readonly prefix: string;
   private readonly watchdogLeaseMs: number;
   private readonly leases: LeaseTracker;
+  private readonly waiters = new LockWaiters();
   private lastNoExpiryWarning = -Infinity;
   readonly metrics: LockMetrics;
 
@@ -64,6 +76,7 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
       options.onLockLost,
       this.watchdogLeaseMs,
       renew,
+      this.waiters,
     );
   }
 
@@ -79,6 +92,7 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
     const redisKeys = keys.map((k) => lockKey(this.prefix, k));
     const fence = fenceKey(this.prefix, keys[0]);
     const started = performance.now();
+    let busy: BusyWait | undefined; // made at the first busy attempt: the uncontended path never needs it
     for (let attempt = 0; ; attempt++) {
       opts.signal?.throwIfAborted();
       // randomUUID draws from an entropy cache: far cheaper per call than randomBytes(16)
@@ -102,10 +116,7 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
       const now = performance.now();
       if (reply[0] === 1) {
         // antirez's check: a grant that arrives after the lease could have run out is worth nothing
-        if (now - sentAt >= leaseMs) {
-          this.metrics.acquisitions.inc({ result: 'expired_on_arrival' });
-          await this.scripts.release(redisKeys, owner).catch(() => 0);
-        } else {
+        if (now - sentAt < leaseMs) {
           this.metrics.acquired.inc();
           this.metrics.waitSeconds.observe((now - started) / 1000);
           const margin = this.options.validityMarginMs ?? Math.round(leaseMs / 100) + 2;
@@ -124,25 +135,23 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
             ),
           );
         }
+        this.metrics.acquisitions.inc({ result: 'expired_on_arrival' });
+        await this.scripts.release(redisKeys, owner).catch(() => 0);
+        this.waiters.wake(redisKeys);
       } else {
         this.metrics.contention.inc();
       }
       // -1: a key without expiry holds it for good; our own lease is the only sensible retry hint
       const noExpiry = reply[0] === 0 && Number(reply[1]) === -1;
       const holderTtl = reply[0] === 1 ? 0 : noExpiry ? leaseMs : Number(reply[1]);
-      const remaining = started + waitMs - performance.now();
-      if (remaining <= 0) {
-        this.metrics.acquisitions.inc({ result: 'busy' });
-        this.metrics.waitSeconds.observe((performance.now() - started) / 1000);
+      busy ??= new BusyWait(keys, redisKeys, started, waitMs, opts, this.waiters, this.metrics);
+      const gaveUp = await busy.afterBusy(attempt, holderTtl);
+      if (gaveUp) {
         if (noExpiry) {
           this.warnNoExpiry(keys);
         }
-        throw new LockNotAcquiredError(keys, performance.now() - started, Math.max(holderTtl, 1));
+        throw gaveUp;
       }
-      // exponential backoff with jitter, never past the holder's remaining lease nor our own deadline
-      const cap = Math.min(200, 5 * 2 ** attempt);
-      const delay = Math.min(remaining, Math.max(1, holderTtl), cap / 2 + (Math.random() * cap) / 2);
-      await sleep(delay, opts.signal);
     }
   }
 
@@ -218,6 +227,9 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
       n = await this.scripts.release(lock.redisKeys, lock.owner);
     } catch (e) {
       throw lockCallError('release', lock.keys, e);
+    } finally {
+      // the keys are gone from Redis now (or their fate is unknown): whoever waits here retries at once
+      this.waiters.wake(lock.redisKeys);
     }
     if (n === lock.redisKeys.length) {
       return 'RELEASED';
@@ -274,19 +286,4 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
       );
     }
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      signal?.removeEventListener('abort', abort);
-      resolve();
-    }
-    function abort() {
-      clearTimeout(timer);
-      reject(signal!.reason as Error);
-    }
-    signal?.addEventListener('abort', abort, { once: true });
-  });
 }

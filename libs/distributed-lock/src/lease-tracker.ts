@@ -3,6 +3,7 @@ import type { DistributedLockModuleOptions } from './distributed-lock.options';
 import { LockLostError } from './errors';
 import type { HeldLock } from './held-lock';
 import type { LockMetrics } from './lock-metrics';
+import type { LockWaiters } from './lock-waiters';
 import { Watchdog } from './watchdog';
 
 /**
@@ -19,6 +20,8 @@ export class LeaseTracker {
     private readonly onLockLost: DistributedLockModuleOptions['onLockLost'],
     watchdogLeaseMs: number,
     renew: (locks: HeldLock[]) => Promise<void>,
+    /** Told which keys this process holds, so a busy acquire knows whether a release here will wake it. */
+    private readonly waiters: LockWaiters,
   ) {
     this.watchdog = new Watchdog(watchdogLeaseMs, renew);
   }
@@ -37,6 +40,7 @@ export class LeaseTracker {
 
   track(lock: HeldLock): HeldLock {
     this.held.add(lock);
+    this.waiters.held(lock.redisKeys);
     if (lock.watchdog) {
       this.watchdog.add(lock);
     }
@@ -48,7 +52,13 @@ export class LeaseTracker {
     lock.released = true;
     clearTimeout(lock.expiryTimer);
     this.watchdog.remove(lock);
-    this.held.delete(lock);
+    this.forget(lock);
+  }
+
+  private forget(lock: HeldLock): void {
+    if (this.held.delete(lock)) {
+      this.waiters.unheld(lock.redisKeys);
+    }
   }
 
   /** Redis confirmed the lease until `validUntil` (monotonic): move the deadline and its timer. */
@@ -114,7 +124,7 @@ export class LeaseTracker {
     }
     this.watchdog.remove(lock);
     clearTimeout(lock.expiryTimer);
-    this.held.delete(lock); // no longer ours; release() still answers NOT_HELD with its one owner-checked call
+    this.forget(lock); // no longer ours; release() still answers NOT_HELD with its one owner-checked call
     this.metrics.lost.inc({ reason: reason.split(':')[0].split(' ').slice(0, 2).join('_') });
     this.logger.warn(`lock lost on ${lock.keys.join(', ')}: ${reason}`);
     lock.controller.abort(new LockLostError(lock.keys, reason));

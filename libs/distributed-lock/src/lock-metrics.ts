@@ -8,6 +8,7 @@ export class LockMetrics {
   readonly acquisitions: Counter<'result'>;
   readonly contention: Counter;
   readonly waitSeconds: Histogram;
+  readonly waits: Counter<'ended'>;
   readonly renewals: Counter<'result'>;
   readonly lost: Counter<'reason'>;
   readonly validityRefused: Counter;
@@ -24,7 +25,7 @@ export class LockMetrics {
       () =>
         new Counter({
           name: 'distributed_lock_acquisitions_total',
-          help: 'Lock acquisition attempts by outcome (acquired, busy, skipped, error, outcome_unknown, expired_on_arrival)',
+          help: 'Lock acquisition attempts by outcome (acquired, busy, skipped, answered_by_handler, error, outcome_unknown, expired_on_arrival)',
           labelNames: ['result'],
           registers,
         }),
@@ -45,6 +46,16 @@ export class LockMetrics {
           name: 'distributed_lock_wait_seconds',
           help: 'Time from asking for a lock to getting it (or giving up)',
           buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+          registers,
+        }),
+    );
+    this.waits = get(
+      'distributed_lock_waits_total',
+      () =>
+        new Counter({
+          name: 'distributed_lock_waits_total',
+          help: 'Waits between busy attempts, by how they ended: woken (a release in this process) or timer',
+          labelNames: ['ended'],
           registers,
         }),
     );
