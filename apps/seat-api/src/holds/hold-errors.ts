@@ -2,7 +2,7 @@ import { LockLostError, LockNotAcquiredError } from '@app/distributed-lock';
 import { counter } from '@app/observability';
 import { ApiError } from '../common/api-error';
 import { HoldView } from './hold.view';
-import type { HoldRecord, LostSeat } from './store';
+import type { HoldRecord, LostSeat, SeatConflict } from './store';
 
 /** The refusals the hold use cases share, in one place so each code means one thing everywhere. */
 
@@ -30,6 +30,11 @@ export function holdNotActive(hold: HoldRecord | undefined): ApiError {
 
 export function holdExpired(): ApiError {
   return new ApiError(409, 'HOLD_EXPIRED', 'The hold expired before it was confirmed');
+}
+
+/** A new hold's seats are taken: the store's conflict list, whether the hold script or a lock-free read found it. */
+export function seatsUnavailable(conflicts: SeatConflict[]): ApiError {
+  return new ApiError(409, 'SEATS_UNAVAILABLE', `${conflicts.length} seat(s) are not available`, conflicts);
 }
 
 /** Some seats of a live hold are no longer its own (booked by someone else after Redis lost data). */

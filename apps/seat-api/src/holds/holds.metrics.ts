@@ -4,6 +4,11 @@ export const holdsCreated = counter('seat_holds_created_total', 'Holds created')
 export const holdsRejected = counter('seat_holds_rejected_total', 'Hold requests refused, by reason', [
   'reason',
 ]);
+export const holdContention = counter(
+  'seat_hold_contention_reads_total',
+  'Lock-free seat reads of hold requests that found their seat lock busy: seats taken (answered 409) or free (waited)',
+  ['seats'],
+);
 export const holdChanges = counter('seat_hold_changes_total', 'Extend, release and confirm outcomes', [
   'action',
   'outcome',

@@ -15,12 +15,13 @@ import {
   lockLostAsBusy,
   rejectionReason,
   seatsLost,
+  seatsUnavailable,
   staleFence,
 } from './hold-errors';
 import { HoldView } from './hold.view';
 import { holdChanges, holdsCreated, holdsRejected } from './holds.metrics';
-import { SEAT_LOCK, SeatLockSettings } from './seat-lock';
-import { HoldIds, HoldRecord, HoldStore, StoreResult } from './store';
+import { HOLD_SEAT_LOCK, HoldSeatLockHost, SEAT_LOCK } from './seat-lock';
+import { HoldIds, HoldRecord, HoldStore, SeatConflict, StoreResult } from './store';
 
 export { seatLockKeys } from './seat-lock';
 
@@ -40,7 +41,7 @@ const LOCKED_SETTLE_TIMEOUT_MS = 1000;
  * agree with PostgreSQL without waiting for the reconciler.
  */
 @Injectable()
-export class HoldsService implements SeatLockSettings {
+export class HoldsService implements HoldSeatLockHost {
   private readonly logger = new Logger('Holds');
   readonly lockLeaseMs: number;
   readonly lockWaitMs: number;
@@ -226,9 +227,14 @@ export class HoldsService implements SeatLockSettings {
     return this.confirmHold.execute(user, holdId, orderId);
   }
 
+  /** The lock-free read HOLD_SEAT_LOCK answers contention with (see seat-lock.ts). */
+  takenSeats(eventId: string, seatIds: readonly string[]): Promise<SeatConflict[]> {
+    return this.store.seatConflicts(eventId, seatIds);
+  }
+
   // ---- the locked critical sections: seats of one event, all at once, short lease
 
-  @DistributedLock(SEAT_LOCK)
+  @DistributedLock(HOLD_SEAT_LOCK)
   private async lockedCreate(
     eventId: string,
     seatIds: string[],
@@ -253,12 +259,7 @@ export class HoldsService implements SeatLockSettings {
     }
     switch (r.error) {
       case 'SEATS_UNAVAILABLE':
-        throw new ApiError(
-          409,
-          'SEATS_UNAVAILABLE',
-          `${r.conflicts.length} seat(s) are not available`,
-          r.conflicts,
-        );
+        throw seatsUnavailable(r.conflicts);
       case 'HOLD_LIMIT_EXCEEDED':
         throw new ApiError(
           422,

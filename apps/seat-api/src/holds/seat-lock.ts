@@ -1,4 +1,7 @@
-import { DistributedLockOptions } from '@app/distributed-lock';
+import { DistributedLockOptions, LockBusy } from '@app/distributed-lock';
+import { seatsUnavailable } from './hold-errors';
+import { holdContention } from './holds.metrics';
+import type { SeatConflict } from './store';
 
 /** The lock key of one seat: all seats of an event share the `{eventId}` hash tag (one slot, one fence sequence). */
 export const seatLockKeys = (eventId: string, seatIds: readonly string[]) =>
@@ -13,9 +16,52 @@ export interface SeatLockSettings {
 /**
  * Every seat change locks the seats it touches, all at once, with a fixed lease (no watchdog: the
  * critical sections are a few round trips; a confirm keeps its PostgreSQL work inside the lease).
+ * A busy lock is waited for, then 503 BUSY:
+ *   - held by a request of this instance: until it lets go (its release wakes the waiter at once), at
+ *     most one lease (after which its keys are gone whatever it does). Under a flash sale the holder's
+ *     few round trips queue behind this instance's own load for longer than lockWaitMs, and the wait
+ *     ended in 503 although the answer was on its way.
+ *   - held by another instance (no wake crosses instances): polled with jitter for lockWaitMs.
  */
 export const SEAT_LOCK: DistributedLockOptions<[string, string[]]> = {
   key: seatLockKeys,
   leaseMs: (s: SeatLockSettings) => s.lockLeaseMs,
   waitMs: (s: SeatLockSettings) => s.lockWaitMs,
+  localWaitMs: (s: SeatLockSettings) => s.lockLeaseMs,
+};
+
+/** A class that creates holds under HOLD_SEAT_LOCK: it can read which seats are taken, without a lock. */
+export interface HoldSeatLockHost extends SeatLockSettings {
+  takenSeats(eventId: string, seatIds: readonly string[]): Promise<SeatConflict[]>;
+}
+
+/**
+ * The seat lock of a new hold: SEAT_LOCK, plus an answer for contention (issue 11).
+ *
+ * In a flash sale a locked seat is almost always being taken by the request that holds its lock, and
+ * the true answer for everyone else is 409 SEATS_UNAVAILABLE, not 503 BUSY. So each time the lock is
+ * found busy (the first attempt, each retry after a wake or a poll, the last one when the wait runs out) the request reads
+ * its seats' states without the lock (one read-only script, see store/seat-conflicts.ts):
+ *   - any seat HELD or BOOKED: answer 409 SEATS_UNAVAILABLE with the conflict list, exactly as the hold
+ *     script would have, without waiting. True at the moment of the read, which is all a 409 ever says
+ *     (the locked script's 409 is as old by the time it reaches the client).
+ *   - all free: the holder has not written yet, or it failed / gives up (another of its seats was
+ *     taken, its user is at the cap, it lost its lease). Wait for its release and try again: the holder
+ *     then either has the seat (the next read answers 409) or not (we lock and take it).
+ * Only a lock still held when the wait runs out, over seats that are still free, answers 503 BUSY: a
+ * holder that neither takes the seats nor lets go (stuck, or Redis slow) leaves nothing true to say.
+ *
+ * The read happens only under contention: an uncontended hold stays lock, hold script, unlock (three
+ * round trips). The lock and its fencing are unchanged: a 409 from the read writes nothing, and a seat
+ * is only ever taken by the hold script under the lock with its fencing token.
+ */
+export const HOLD_SEAT_LOCK: DistributedLockOptions<[string, string[]]> = {
+  ...SEAT_LOCK,
+  onContention: async (_busy: LockBusy, host: HoldSeatLockHost, [eventId, seatIds]) => {
+    const taken = await host.takenSeats(eventId, seatIds);
+    holdContention.inc({ seats: taken.length > 0 ? 'taken' : 'free' });
+    if (taken.length > 0) {
+      throw seatsUnavailable(taken);
+    }
+  },
 };

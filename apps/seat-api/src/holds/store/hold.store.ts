@@ -23,6 +23,7 @@ import { READ_HOLD } from './lua/read-hold.lua';
 import { RELEASE_HOLD } from './lua/release-hold.lua';
 import { MARK_BOOKED, SEAT_STATES } from './lua/seat-states.lua';
 import { SWEEP } from './lua/sweep.lua';
+import { readSeatConflicts } from './seat-conflicts';
 
 const SCRIPTS = {
   holdCreate: CREATE_HOLD,
@@ -191,6 +192,11 @@ export class HoldStore {
   }): Promise<StoreResult<'HOLD_NOT_FOUND' | 'HOLD_NOT_ACTIVE'>> {
     const attempt = p.fencingToken === undefined ? [] : [p.fencingToken];
     return this.holdCommand('holdAbandonConfirm', p.holdId, attempt);
+  }
+
+  /** Which of these seats are taken right now, read without any lock (see seat-conflicts.ts). */
+  seatConflicts(eventId: string, seatIds: readonly string[]): Promise<SeatConflict[]> {
+    return readSeatConflicts(this.redis, eventId, seatIds);
   }
 
   /** Seats that are HELD or BOOKED right now; every other seat of the event is AVAILABLE. */

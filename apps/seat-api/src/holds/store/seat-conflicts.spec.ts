@@ -1,0 +1,101 @@
+/**
+ * The lock-free read a busy seat lock answers with (HoldStore.seatConflicts): the same conflicts, by the
+ * same rule, as the hold script's own refusal, and nothing written. Against a real Redis.
+ */
+import { randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+import { loadConfig } from '@app/config';
+import { DistributedLockService } from '@app/distributed-lock';
+import { eventually } from '../../../../../test/support/eventually';
+import { HoldIds } from './hold-ids';
+import { HoldStore } from './hold.store';
+
+const config = loadConfig();
+let redis: Redis;
+let locks: DistributedLockService;
+let store: HoldStore;
+let eventId: string;
+
+beforeAll(() => {
+  redis = new Redis(process.env.REDIS_URL!, { keyPrefix: process.env.REDIS_KEY_PREFIX });
+  locks = new DistributedLockService({ redis, keyPrefix: 'lock:' });
+  store = new HoldStore(redis, config, locks);
+});
+afterAll(() => redis.quit());
+beforeEach(async () => {
+  eventId = randomUUID();
+  await redis.set(locks.fenceKey(`{${eventId}}`), 100); // tokens 1..100 count as issued
+});
+
+async function hold(seatIds: string[], o: { user?: string; ttlMs?: number; fence?: number } = {}) {
+  const r = await store.createHold({
+    eventId,
+    holdId: HoldIds.generate(eventId),
+    userId: o.user ?? 'alice',
+    seatIds,
+    ttlMs: o.ttlMs ?? 60_000,
+    maxLifetimeMs: 120_000,
+    maxSeatsPerUser: 10,
+    fencingToken: o.fence ?? 1,
+  });
+  if (!r.ok) {
+    throw new Error(r.error);
+  }
+  return r.hold;
+}
+
+async function dumpAll(): Promise<string> {
+  const keys = (await redis.keys(`${process.env.REDIS_KEY_PREFIX}*{${eventId}}*`)).sort();
+  const values = await Promise.all(
+    keys.map(async (k) => [k, (await redis.dumpBuffer(k))?.toString('base64')]),
+  );
+  return JSON.stringify(values);
+}
+
+it('names the taken seats in the order asked, exactly as the hold script refuses them', async () => {
+  await hold(['A-3', 'A-1']);
+  await store.markBooked(eventId, ['A-4']);
+  const asked = ['A-1', 'A-2', 'A-3', 'A-4', 'A-5'];
+  const read = await store.seatConflicts(eventId, asked);
+  expect(read).toEqual([
+    { seatId: 'A-1', reason: 'HELD' },
+    { seatId: 'A-3', reason: 'HELD' },
+    { seatId: 'A-4', reason: 'BOOKED' },
+  ]);
+  const refused = await store.createHold({
+    eventId,
+    holdId: HoldIds.generate(eventId),
+    userId: 'bob',
+    seatIds: asked,
+    ttlMs: 60_000,
+    maxLifetimeMs: 120_000,
+    maxSeatsPerUser: 10,
+    fencingToken: 2,
+  });
+  expect(refused).toEqual({ ok: false, error: 'SEATS_UNAVAILABLE', conflicts: read });
+  expect(await store.seatConflicts(eventId, ['A-2', 'A-5', 'Z-9'])).toEqual([]);
+});
+
+it('a lapsed hold is no conflict, unless it is being confirmed', async () => {
+  const lapsed = await hold(['B-1'], { ttlMs: 30 });
+  const confirming = await hold(['B-2'], { ttlMs: 30, fence: 2 });
+  const begun = await store.beginConfirm({
+    holdId: confirming.holdId,
+    userId: 'alice',
+    orderId: 'o-1',
+    fencingToken: 3,
+    confirmTimeoutMs: 60_000,
+  });
+  expect(begun.ok).toBe(true);
+  await eventually(async () => (await store.getHold(lapsed.holdId))?.status === 'EXPIRED', 5000, 'lapse');
+  expect(await store.seatConflicts(eventId, ['B-1', 'B-2'])).toEqual([{ seatId: 'B-2', reason: 'HELD' }]);
+});
+
+it('writes nothing: a lapsed hold it meets is left for the next locked script to expire', async () => {
+  const lapsed = await hold(['C-1'], { ttlMs: 30 });
+  await hold(['C-2']);
+  await eventually(async () => (await store.getHold(lapsed.holdId))?.status === 'EXPIRED', 5000, 'lapse');
+  const before = await dumpAll();
+  await store.seatConflicts(eventId, ['C-1', 'C-2', 'C-3']);
+  expect(await dumpAll()).toBe(before);
+});

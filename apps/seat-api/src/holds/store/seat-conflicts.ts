@@ -1,0 +1,57 @@
+import type Redis from 'ioredis';
+import { eventKeys } from './hold-keys';
+import type { SeatConflict } from './hold.types';
+
+/**
+ * The lock-free read a busy seat lock asks for: which of the requested seats are taken right now.
+ * KEYS[1] the event's seats hash, KEYS[2] its holds hash (same hash tag); ARGV = seat ids.
+ * Reply {{seatId, 'HELD'|'BOOKED'}...} in the order asked, by the same rule create-hold.lua.ts uses for
+ * its conflict list: BOOKED; HELD while expireAt is in the future (Redis TIME) or while the hold is being
+ * confirmed. A lapsed hold is simply not a conflict (this script writes nothing: the next locked hold
+ * script expires it).
+ *
+ * Read-only, one HMGET (plus one HGET per lapsed hold), no PRELUDE and no change-log wrapper: it runs only
+ * under contention, in place of waiting, and must stay cheap for a Redis serving a flash sale.
+ */
+const SEAT_CONFLICTS = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local values = redis.call('HMGET', KEYS[1], unpack(ARGV))
+local out = {}
+for i = 1, #ARGV do
+  local v = values[i]
+  if v then
+    local c = string.sub(v, 1, 1)
+    if c == 'B' then
+      out[#out + 1] = { ARGV[i], 'BOOKED' }
+    elseif c == 'H' then
+      local hid, exp = string.match(v, '^H|([^|]*)|(%d+)|')
+      local held = tonumber(exp) > now
+      if not held then
+        local raw = redis.call('HGET', KEYS[2], hid)
+        held = raw ~= false and cmsgpack.unpack(raw)[2] == 'CONFIRMING'
+      end
+      if held then out[#out + 1] = { ARGV[i], 'HELD' } end
+    end
+  end
+end
+return out
+`;
+
+const COMMAND = 'holdSeatConflicts';
+
+type Reader = Record<typeof COMMAND, (...args: string[]) => Promise<[string, SeatConflict['reason']][]>>;
+
+/** One EVALSHA (ioredis falls back to EVAL after a SCRIPT FLUSH). Defined on the client at first use. */
+export async function readSeatConflicts(
+  redis: Redis,
+  eventId: string,
+  seatIds: readonly string[],
+): Promise<SeatConflict[]> {
+  if (!(COMMAND in redis)) {
+    redis.defineCommand(COMMAND, { numberOfKeys: 2, lua: SEAT_CONFLICTS });
+  }
+  const { seats, holds } = eventKeys(eventId);
+  const reply = await (redis as unknown as Reader)[COMMAND](seats, holds, ...seatIds);
+  return reply.map(([seatId, reason]) => ({ seatId, reason }));
+}
