@@ -31,7 +31,7 @@ afterAll(async () => {
 });
 
 describe('the page over HTTP', () => {
-  it('serves one HTML, one CSS and one script at /, same-origin only, and leaves other paths to the API', async () => {
+  it('serves the page at / (HTML, CSS, two ES modules), same-origin only, and leaves other paths to the API', async () => {
     const page = await fetch(`${api.base}/`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
@@ -39,7 +39,7 @@ describe('the page over HTTP', () => {
     const html = await page.text();
     expect(html).toContain('<script type="module" src="seat-picker.js">');
     // no http(s) address anywhere in the page's files: nothing is fetched from outside at run time
-    for (const file of ['/', '/seat-picker.css', '/seat-picker.js']) {
+    for (const file of ['/', '/seat-picker.css', '/seat-picker.js', '/seat-map.js']) {
       const res = await fetch(`${api.base}${file}`);
       expect(res.status).toBe(200);
       expect(await res.text()).not.toMatch(/https?:\/\//);

@@ -1,9 +1,10 @@
 // @ts-check
+import { LiveSeatMap } from './seat-map.js';
+
 /**
- * The seat picker: draws an event's seat map, keeps it live through the seat-map stream (Server-Sent
- * Events), and holds, extends, releases and confirms seats through the public API, as any client would.
- * Plain ES module served as-is (no build step, no third-party code); type checked with JSDoc by
- * `tsc -p apps/seat-api/src/seat-picker/tsconfig.page.json`.
+ * The seat picker: shows an event's live seat map (seat-map.js), and holds, extends, releases and
+ * confirms seats through the public API, as any client would. Plain ES modules served as-is (no build
+ * step, no third-party code); type checked with JSDoc by `npm run typecheck` (tsconfig.page.json).
  *
  * Identity comes from the URL fragment, `#token=<jwt>&event=<eventId>`: a fragment never leaves the
  * browser, so the token stays out of access logs and Referer headers. Without `event` the page shows the
@@ -12,13 +13,8 @@
 
 /** Seeded by SEED_DEMO_EVENT=true (DEMO_EVENT_ID in catalogue/demo-seed.service.ts; a test keeps them equal). */
 const DEMO_EVENT_ID = '00000000-0000-4000-8000-00000000d3e0';
-/** How long to wait before opening the stream again after the server refused it (404, 429, 503...). */
-const RETRY_MS = 5000;
 
-/** @typedef {'AVAILABLE' | 'HELD' | 'BOOKED'} SeatStatus */
-/** @typedef {{ seatId: string, section: string, row: string, number: number, category: string, status: SeatStatus }} Seat */
-/** @typedef {{ version?: number, seats: Seat[] }} Snapshot the stream's first event, or GET /seats */
-/** @typedef {{ version: number, changes: { seatId: string, status: SeatStatus }[] }} Changes a batch from the stream */
+/** @typedef {import('./seat-map.js').SeatStatus} SeatStatus */
 /** @typedef {{ holdId: string, status: string, seatIds: string[], createdAt: string, expiresAt: string, expiresInSeconds: number }} Hold */
 /** @typedef {{ seatIds: string[], orderId: string }} Booking */
 
@@ -28,10 +24,6 @@ const eventId = fragment.get('event') || DEMO_EVENT_ID;
 const eventPath = `/v1/events/${encodeURIComponent(eventId)}`;
 const holdKey = `seat-picker:${eventId}:${token.slice(-16)}`; // this user's hold survives a reload
 
-/** @type {Map<string, SeatStatus>} what the server last said about each seat */
-const statuses = new Map();
-/** @type {Map<string, HTMLButtonElement>} */
-const buttons = new Map();
 /** @type {Set<string>} */
 const selection = new Set();
 /** @type {Set<string>} seats this page confirmed, drawn as yours */
@@ -40,29 +32,12 @@ const booked = new Set();
 let hold = null;
 let holdEndsAt = 0; // performance.now() time: the server's expiresInSeconds, free of clock skew
 let holdTtl = 300; // an extension asks for as long as the hold was first given
-let version = -1;
 let busy = false;
 
 /** @param {string} id */
 const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
 /** @param {string} id */
 const button = (id) => /** @type {HTMLButtonElement} */ (document.getElementById(id));
-
-/**
- * @param {string} tag
- * @param {string} [className]
- * @param {string} [text]
- */
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) {
-    node.className = className;
-  }
-  if (text !== undefined) {
-    node.textContent = text;
-  }
-  return node;
-}
 
 /** A refused call, carrying the API's error envelope `{ statusCode, code, message, errors? }`. */
 class ApiFailure extends Error {
@@ -137,49 +112,14 @@ function say(text, kind = 'info') {
   box.dataset.kind = kind;
 }
 
-// ---- the map ----
-
-/** @param {Seat[]} seats grouped by section, then row, in the order the API lists them */
-function drawMap(seats) {
-  /** @type {Map<string, Map<string, Seat[]>>} */
-  const sections = new Map();
-  for (const seat of seats) {
-    const rows = sections.get(seat.section) ?? new Map();
-    sections.set(seat.section, rows);
-    rows.set(seat.row, [...(rows.get(seat.row) ?? []), seat]);
-  }
-  buttons.clear();
-  const map = byId('map');
-  map.replaceChildren(el('div', 'stage', 'STAGE'));
-  for (const [name, rows] of sections) {
-    const section = el('section', 'section');
-    section.append(el('h2', '', name));
-    for (const [rowName, rowSeats] of rows) {
-      const row = el('div', 'row');
-      row.append(el('span', 'row-label', rowName));
-      for (const seat of rowSeats.sort((a, b) => a.number - b.number)) {
-        const b = /** @type {HTMLButtonElement} */ (el('button', 'seat', String(seat.number)));
-        b.type = 'button';
-        b.dataset.seatId = seat.seatId;
-        b.dataset.category = seat.category;
-        b.addEventListener('click', () => toggle(seat.seatId));
-        buttons.set(seat.seatId, b);
-        row.append(b);
-      }
-      section.append(row);
-    }
-    map.append(section);
-  }
-}
-
-/** @param {string} seatId */
-function paint(seatId) {
-  const b = buttons.get(seatId);
-  if (!b) {
-    return;
-  }
-  const status = statuses.get(seatId) ?? 'AVAILABLE';
-  // the map never says who holds a seat: "yours" is what this page holds or booked
+/**
+ * How a seat looks and whether it can be clicked. The map never says who holds a seat: "yours" is what
+ * this page holds or booked.
+ * @param {HTMLButtonElement} b
+ * @param {string} seatId
+ * @param {SeatStatus} status
+ */
+function paintSeat(b, seatId, status) {
   const mine = (hold?.seatIds.includes(seatId) ?? false) || booked.has(seatId);
   b.dataset.status = status;
   b.dataset.mine = String(mine);
@@ -190,14 +130,11 @@ function paint(seatId) {
   b.setAttribute('aria-label', b.title);
 }
 
-const paintAll = () => buttons.forEach((_, seatId) => paint(seatId));
-
 /** Counted from what the page draws, so a seat a 409 just marked taken is counted too. */
 function showCounts() {
-  const count = (/** @type {SeatStatus} */ status) =>
-    [...statuses.values()].filter((s) => s === status).length;
+  const free = map.count('AVAILABLE');
   byId('counts').textContent =
-    `${count('AVAILABLE')} of ${statuses.size} free · ${count('HELD')} held · ${count('BOOKED')} booked`;
+    `${free} of ${map.statuses.size} free · ${map.count('HELD')} held · ${map.count('BOOKED')} booked`;
 }
 
 /**
@@ -208,102 +145,30 @@ function dropTakenSeats() {
   if (busy) {
     return;
   }
-  const taken = [...selection].filter((seatId) => statuses.get(seatId) !== 'AVAILABLE');
+  const taken = [...selection].filter((seatId) => map.statuses.get(seatId) !== 'AVAILABLE');
   if (taken.length > 0) {
     for (const seatId of taken) {
       selection.delete(seatId);
-      paint(seatId);
+      map.paint(seatId);
     }
     say(`Just taken by someone else: ${taken.join(', ')}.`, 'error');
     renderPanel();
   }
 }
 
-/** @param {Snapshot} snapshot */
-function applySnapshot(snapshot) {
-  const sameSeats =
-    snapshot.seats.length === buttons.size && snapshot.seats.every((s) => buttons.has(s.seatId));
-  if (!sameSeats) {
-    drawMap(snapshot.seats);
-  }
-  statuses.clear();
-  snapshot.seats.forEach((s) => statuses.set(s.seatId, s.status));
-  version = snapshot.version ?? -1;
-  showCounts();
-  paintAll();
-  dropTakenSeats();
-}
-
-/** @param {Changes} batch */
-function applyChanges(batch) {
-  if (batch.version <= version) {
-    return; // already seen (a resumed stream may repeat what a snapshot included)
-  }
-  version = batch.version;
-  for (const { seatId, status } of batch.changes) {
-    statuses.set(seatId, status);
-    paint(seatId);
-  }
-  showCounts();
-  dropTakenSeats();
-}
-
-/** @param {'connecting' | 'live' | 'reconnecting' | 'offline'} state */
+/** @param {import('./seat-map.js').LiveState} state */
 function setLive(state) {
   const live = byId('live');
   live.dataset.state = state;
-  live.textContent = {
-    connecting: 'connecting…',
-    live: 'live',
-    reconnecting: 'reconnecting…',
-    offline: 'offline',
-  }[state];
+  live.textContent = state.endsWith('connecting') ? `${state}…` : state;
 }
-
-/**
- * One stream per page. On a dropped connection EventSource reconnects by itself and resumes with
- * Last-Event-ID (the version); when the server refuses the stream (404, 429, 503) it gives up, so the
- * page shows the map once through GET and opens the stream again later. Either way, a page whose stream
- * never connected still shows the map (through GET), without live changes.
- */
-function connect() {
-  setLive('connecting');
-  const stream = new EventSource(`${eventPath}/seats/stream`);
-  stream.addEventListener('open', () => setLive('live'));
-  stream.addEventListener('snapshot', (e) => applySnapshot(JSON.parse(/** @type {MessageEvent} */ (e).data)));
-  stream.addEventListener('changes', (e) => applyChanges(JSON.parse(/** @type {MessageEvent} */ (e).data)));
-  stream.addEventListener('error', () => {
-    if (stream.readyState !== EventSource.CLOSED) {
-      setLive('reconnecting');
-      if (statuses.size === 0) {
-        void loadOnce(); // no map from the stream yet: show one while the browser keeps trying
-      }
-      return;
-    }
-    setLive('offline');
-    void loadOnce().then((retry) => retry && setTimeout(connect, RETRY_MS));
-  });
-}
-
-/** @returns {Promise<boolean>} whether opening the stream again makes sense */
-async function loadOnce() {
-  try {
-    applySnapshot(await api('GET', `${eventPath}/seats`));
-    return true;
-  } catch (err) {
-    say(explain(err), 'error');
-    return !(err instanceof ApiFailure && err.status === 404);
-  }
-}
-
-// ---- selection and the hold ----
 
 /** @param {string} seatId */
 function toggle(seatId) {
   if (!selection.delete(seatId)) {
     selection.add(seatId);
   }
-  paint(seatId);
+  map.paint(seatId);
   renderPanel();
 }
 
@@ -351,7 +216,7 @@ function startHold(h) {
   hold = h;
   holdEndsAt = performance.now() + h.expiresInSeconds * 1000;
   sessionStorage.setItem(holdKey, h.holdId);
-  paintAll();
+  map.paintAll();
   renderPanel();
   tick();
 }
@@ -363,7 +228,7 @@ function startHold(h) {
 function endHold(why, kind = 'info') {
   hold = null;
   sessionStorage.removeItem(holdKey);
-  paintAll();
+  map.paintAll();
   renderPanel();
   say(why, kind);
 }
@@ -374,7 +239,7 @@ function endHold(why, kind = 'info') {
  */
 async function act(action) {
   busy = true;
-  paintAll();
+  map.paintAll();
   renderPanel();
   try {
     await action();
@@ -385,7 +250,7 @@ async function act(action) {
     }
   } finally {
     busy = false;
-    paintAll();
+    map.paintAll();
     renderPanel();
   }
 }
@@ -396,9 +261,8 @@ function onRefusal(err) {
     // the stream will say so too; the 409 already names the seats and why
     for (const { seatId, reason } of err.body.errors ?? []) {
       if (seatId && (reason === 'HELD' || reason === 'BOOKED')) {
-        statuses.set(seatId, reason);
         selection.delete(seatId);
-        paint(seatId);
+        map.set(seatId, reason);
       }
     }
     showCounts();
@@ -482,12 +346,30 @@ function userName() {
   }
 }
 
+/** @param {unknown} err */
+function mapFailed(err) {
+  say(explain(err), 'error');
+  return !(err instanceof ApiFailure && err.status === 404); // no such event: stop trying
+}
+
+const map = new LiveSeatMap(byId('map'), eventPath, {
+  paint: paintSeat,
+  click: toggle,
+  changed: () => {
+    showCounts();
+    dropTakenSeats();
+  },
+  live: setLive,
+  load: () => api('GET', `${eventPath}/seats`),
+  failed: mapFailed,
+});
+
 function start() {
   byId('who').textContent = token ? `as ${userName()} · event ${eventId}` : `read-only · event ${eventId}`;
   button('hold').addEventListener('click', () => void holdSeats());
   button('clear').addEventListener('click', () => {
     selection.clear();
-    paintAll();
+    map.paintAll();
     renderPanel();
   });
   button('extend').addEventListener('click', () => void extendHold());
@@ -501,7 +383,7 @@ function start() {
   addEventListener('hashchange', () => location.reload());
   setInterval(tick, 250);
   renderPanel();
-  connect();
+  map.connect();
   void restoreHold();
 }
 
