@@ -7,7 +7,7 @@
  */
 import 'reflect-metadata';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Test } from '@nestjs/testing';
@@ -64,8 +64,6 @@ const clusterEnv = (extra: Record<string, string> = {}) => ({
   REDIS_CLUSTER_NODES: seeds,
   ...extra,
 });
-const pidFile = (port: number) =>
-  path.join(process.env.INFRA_DIR ?? path.join(root, '.infra'), 'redis-cluster', String(port), 'redis.pid');
 
 /** One plain connection to one node, closed after use. */
 async function onNode<T>(port: number, run: (r: Redis) => Promise<T>): Promise<T> {
@@ -187,7 +185,9 @@ suite('Redis client on a Redis Cluster', () => {
     const saved = { ...process.env };
     Object.assign(process.env, clusterEnv());
     try {
-      const moduleRef = await Test.createTestingModule({ imports: [ConfigModule, seatApiRedis] }).compile();
+      const moduleRef = await Test.createTestingModule({
+        imports: [ConfigModule.forRoot(AppConfig), seatApiRedis],
+      }).compile();
       try {
         expect(moduleRef.get(REDIS_CLIENT)).toBeInstanceOf(Cluster);
         expect(await moduleRef.get(RedisHealthIndicator).isHealthy('redis')).toEqual({
@@ -212,7 +212,7 @@ suite('Redis client on a Redis Cluster', () => {
     Object.assign(process.env, both);
     try {
       await expect(
-        Test.createTestingModule({ imports: [ConfigModule, seatApiRedis] }).compile(),
+        Test.createTestingModule({ imports: [ConfigModule.forRoot(AppConfig), seatApiRedis] }).compile(),
       ).rejects.toThrow(/REDIS_URL and REDIS_CLUSTER_NODES are both set/);
     } finally {
       process.env = saved;
@@ -282,7 +282,9 @@ suite('Redis client on a Redis Cluster', () => {
       const survivor = ports.find((p) => p !== killed)!;
       const { slot } = await masterOf(`${prefix}${key}`, survivor);
 
-      process.kill(Number(readFileSync(pidFile(killed), 'utf8')), 'SIGKILL');
+      // the node names its own pid (a pid file exists only in the checkout that started the cluster)
+      const info = await onNode(killed, (r) => r.info('server'));
+      process.kill(Number(/process_id:(\d+)/.exec(info)![1]), 'SIGKILL');
 
       let written = '';
       let promoted: number | undefined;
