@@ -53,6 +53,8 @@ trap 'stop_all; exit 130' INT TERM
 
 run expiry-consumer node dist/apps/expiry-consumer/src/main.js
 run seat-api node dist/apps/seat-api/src/main.js
+port="${PORT:-$(sed -n 's/^PORT=//p' .env 2>/dev/null | tail -n1)}"
+echo "[start] seat picker: http://127.0.0.1:${port:-3000}/ (open the link with #token=... that the seat API prints)"
 
 # Whichever process ends first ends the run.
 set +e
