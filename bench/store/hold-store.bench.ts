@@ -109,7 +109,7 @@ async function main(): Promise<void> {
         ['large', large],
       ] as const) {
         const t0 = performance.now();
-        const r = await store.sweepEvent(eventId, 500);
+        const r = await store.sweepShard(store.layout.shardOf(eventId), 500);
         times[name].push(performance.now() - t0);
         if (r.expiredSeats !== 0) {
           throw new Error('nothing should be due');
@@ -146,7 +146,7 @@ async function main(): Promise<void> {
     let freed = 0;
     let sweeps = 0;
     for (;;) {
-      const r = await store.sweepEvent(eventId, 500);
+      const r = await store.sweepShard(store.layout.shardOf(eventId), 500);
       freed += r.expiredSeats;
       sweeps++;
       if (!r.more) {
@@ -154,7 +154,7 @@ async function main(): Promise<void> {
       }
     }
     const elapsed = performance.now() - t0;
-    const outbox = await redis.client.xlen(store.outboxKey(eventId));
+    const outbox = await redis.client.xlen(store.eventOutboxKey(eventId));
     const due = table(
       ['holds due', 'seats freed', 'outbox records', 'sweep calls', 'seconds', 'seats/s'],
       [[DUE, freed, outbox, sweeps, (elapsed / 1000).toFixed(2), Math.round(freed / (elapsed / 1000))]],

@@ -9,6 +9,10 @@ import Redis from 'ioredis';
 import { HoldIds, HoldStore } from '../../apps/seat-api/src/holds/store';
 import { OutboxMeter } from '../../apps/seat-api/src/expiry/outbox/outbox-meter';
 import { OutboxRelayService } from '../../apps/seat-api/src/expiry/outbox/outbox-relay.service';
+import {
+  SHARD_INTERVAL,
+  ShardOwnership,
+} from '../../apps/seat-api/src/expiry/shards/shard-ownership.service';
 import { eventually, TopicProbe } from '../support/kafka-probe';
 import { PrivateKafka } from '../support/private-kafka';
 import { createSeatApi } from '../../apps/seat-api/src/bootstrap/create-app';
@@ -30,6 +34,7 @@ beforeAll(async () => {
     SWEEP_INTERVAL_MS: '200',
     OUTBOX_RELAY_INTERVAL_MS: '100',
     OUTBOX_CLAIM_IDLE_MS: '1000',
+    HOLD_SHARD_LEASE_MS: '2000',
   });
   redis = new Redis(process.env.REDIS_URL!, { keyPrefix: process.env.REDIS_KEY_PREFIX });
   eventId = await createEvent(api, 2, 50);
@@ -83,7 +88,7 @@ it('Kafka stopped while holds expire: seats are freed on time and every event ar
       'seats freed',
     );
     await eventually(
-      async () => (await redis.xlen(store.outboxKey(eventId))) === 30,
+      async () => (await redis.xlen(store.eventOutboxKey(eventId))) === 30,
       5000,
       '30 records waiting',
     );
@@ -119,7 +124,7 @@ it('Kafka stopped while holds expire: seats are freed on time and every event ar
     const got = probe.values().map((v) => v.data.holdId as string);
     expect(new Set(got)).toEqual(new Set(holdIds));
     await eventually(
-      async () => (await redis.xlen(store.outboxKey(eventId))) === 0,
+      async () => (await redis.xlen(store.eventOutboxKey(eventId))) === 0,
       10_000,
       'outbox drained',
     );
@@ -135,7 +140,7 @@ it('Kafka stopped while holds expire: seats are freed on time and every event ar
 
 it('the outbox stream is lost (Redis restarted without persistence, flushed, evicted): the relay recreates its group and publishes without a restart', async () => {
   const store = api.app.get(HoldStore);
-  const key = store.outboxKey(eventId);
+  const key = store.eventOutboxKey(eventId);
   const probe = await TopicProbe.start(topic, kafka.brokers);
   try {
     const [before] = await holdMany(['S-A-40'], 200);
@@ -163,13 +168,13 @@ it('the outbox stream is lost (Redis restarted without persistence, flushed, evi
   }
 });
 
-it('a relay that dies mid-batch leaves its records to another, and nothing is lost', async () => {
+it("a relay that dies mid-batch leaves its records to the shard's next owner, which publishes them first", async () => {
   const store = api.app.get(HoldStore);
-  const key = store.outboxKey(eventId);
+  const key = store.eventOutboxKey(eventId);
   const relay = api.app.get(OutboxRelayService);
   const probe = await TopicProbe.start(topic, kafka.brokers);
   try {
-    // this instance's relay pauses; a relay on another instance reads the batch and dies before publishing it
+    // this instance's relay pauses; a former owner of the shard read the batch and died before publishing it
     api.app.get(SchedulerRegistry).deleteInterval('outbox-relay');
     await relay.relayAll(); // the group exists and the outbox is empty
     const holdIds = await holdMany(['S-B-1', 'S-B-2', 'S-B-3'], 200);
@@ -177,13 +182,11 @@ it('a relay that dies mid-batch leaves its records to another, and nothing is lo
     const taken = await redis.xreadgroup('GROUP', 'relay', 'dead-relay', 'COUNT', 100, 'STREAMS', key, '>');
     const takenCount = (taken as [string, unknown[]][] | null)?.[0]?.[1].length ?? 0;
     expect(takenCount).toBeGreaterThan(0);
-    expect(await relay.relayAll()).toBe(0); // not idle long enough yet: still the dead relay's
-    // after OUTBOX_CLAIM_IDLE_MS the live relay claims them and publishes
+    // the shard is this instance's: it takes the dead relay's records at once (no idle wait: nobody else
+    // may read this stream) and publishes them
+    expect(await relay.relayAll()).toBe(3);
     await eventually(
-      async () => {
-        await relay.relayAll();
-        return holdIds.every((h) => probe.values().some((v) => v.data.holdId === h));
-      },
+      () => holdIds.every((h) => probe.values().some((v) => v.data.holdId === h)),
       20_000,
       'claimed records published',
     );
@@ -197,7 +200,7 @@ it('a relay that dies mid-batch leaves its records to another, and nothing is lo
 
 it('a malformed outbox record is moved aside and does not stall the records behind it', async () => {
   const store = api.app.get(HoldStore);
-  const key = store.outboxKey(eventId);
+  const key = store.eventOutboxKey(eventId);
   const relay = api.app.get(OutboxRelayService);
   const probe = await TopicProbe.start(topic, kafka.brokers);
   try {
@@ -242,9 +245,14 @@ async function relayConsumers(key: string): Promise<Map<string, number>> {
 
 it('relay consumers do not pile up: an instance deletes its own on shutdown, idle dead ones without records are reaped', async () => {
   const store = api.app.get(HoldStore);
-  const key = store.outboxKey(eventId);
+  const key = store.eventOutboxKey(eventId);
   const relay = api.app.get(OutboxRelayService);
   const probe = await TopicProbe.start(topic, kafka.brokers);
+  const shard = store.layout.shardOf(eventId);
+  const ownership = api.app.get(ShardOwnership);
+  // this instance hands every shard over (and takes none) while the second one runs
+  api.app.get(SchedulerRegistry).deleteInterval(SHARD_INTERVAL);
+  await ownership.releaseAll();
   const second = await createSeatApi(); // same Redis prefix and schema
   // both relays run only when told to
   for (const timers of [api.app.get(SchedulerRegistry), second.get(SchedulerRegistry)]) {
@@ -253,6 +261,11 @@ it('relay consumers do not pile up: an instance deletes its own on shutdown, idl
     }
   }
   try {
+    await eventually(
+      () => second.get(ShardOwnership).ownedShards().includes(shard),
+      10_000,
+      "the second instance owns the event's shard",
+    );
     // the second instance relays one record, so its consumer exists on the stream; then it shuts down
     const [holdId] = await holdMany(['S-B-20'], 200);
     await eventually(async () => (await redis.xlen(key)) === 1, 5000, 'the record in the outbox');
@@ -263,8 +276,16 @@ it('relay consumers do not pile up: an instance deletes its own on shutdown, idl
     const [name, ...others] = [...consumers.keys()].filter((n) => !before.has(n));
     expect(others).toEqual([]);
     expect(consumers.get(name)).toBe(0); // its record is acknowledged: nothing pending
-    await second.close();
+    await second.close(); // its shards are released: this instance takes them back
     expect((await relayConsumers(key)).has(name)).toBe(false);
+    await eventually(
+      async () => {
+        await ownership.rebalance();
+        return ownership.ownedShards().includes(shard);
+      },
+      10_000,
+      "this instance owns the event's shard again",
+    );
 
     // consumers of instances that died: one idle with nothing pending, one still owning a record
     await redis.call(
@@ -278,8 +299,8 @@ it('relay consumers do not pile up: an instance deletes its own on shutdown, idl
     await eventually(async () => (await redis.xlen(key)) === 1, 5000, 'a record to own');
     await redis.xreadgroup('GROUP', 'relay', 'dead-owner', 'COUNT', 10, 'STREAMS', key, '>');
     expect((await relayConsumers(key)).get('dead-owner')).toBe(1);
-    // the live relay's ticks claim the owned record (idle > OUTBOX_CLAIM_IDLE_MS), then reap both consumers
-    // once they have been idle long enough with nothing pending
+    // the live relay's ticks take the owned record (the shard is theirs), then reap both consumers once
+    // they have been idle long enough with nothing pending
     await eventually(
       async () => {
         await relay.tick();
@@ -299,7 +320,7 @@ it('relay consumers do not pile up: an instance deletes its own on shutdown, idl
 
 it('an outbox whose oldest record waits longer than twice OUTBOX_CLAIM_IDLE_MS is reported as not draining (still 200)', async () => {
   const store = api.app.get(HoldStore);
-  const key = store.outboxKey(eventId);
+  const key = store.eventOutboxKey(eventId);
   const meter = api.app.get(OutboxMeter);
   const timers = api.app.get(SchedulerRegistry);
   if (timers.doesExist('interval', 'outbox-relay')) {

@@ -5,6 +5,7 @@
  * by someone who neither takes the seat nor lets go of it within the wait.
  */
 import Redis from 'ioredis';
+import { HoldStore } from '../../apps/seat-api/src/holds/store';
 import { Api, createEvent, startApi } from '../support/seat-api';
 
 let api: Api;
@@ -76,7 +77,8 @@ async function heldOnMap(prefix: string): Promise<string[]> {
 }
 
 /** The seat lock's Redis key, as another instance's @DistributedLock would set it (lock:seat:{event}:seat). */
-const lockKey = (seatId: string) => `lock:seat:{${eventId}}:${seatId}`;
+const lockKey = (seatId: string) =>
+  `lock:${api.app.get(HoldStore).layout.seatLockKeys(eventId, [seatId])[0]}`;
 
 async function contentionCount(): Promise<number> {
   const text = (await api.call('GET', '/metrics')).body as string;

@@ -5,6 +5,7 @@
  */
 import { DistributedLockService } from '@app/distributed-lock';
 import { seatLockKeys } from '../../apps/seat-api/src/holds/holds.service';
+import { HoldStore } from '../../apps/seat-api/src/holds/store';
 import { Api, createEvent, startApi } from '../support/seat-api';
 
 let api: Api;
@@ -80,7 +81,9 @@ it('refuses a key reused for another body (422) and a malformed key (400), chang
 describe('a seat whose lock is taken', () => {
   it('answers 503 BUSY with Retry-After, keeps nothing under the key, and succeeds once the lock is free', async () => {
     const locks = api.app.get(DistributedLockService);
-    const lock = await locks.acquire(seatLockKeys(eventId, ['S-B-1']), { leaseMs: 10_000 });
+    const lock = await locks.acquire(seatLockKeys(api.app.get(HoldStore).layout, eventId, ['S-B-1']), {
+      leaseMs: 10_000,
+    });
     const k = key();
     try {
       const busy = await hold(alice, ['S-B-1', 'S-B-2'], k);
@@ -99,7 +102,9 @@ describe('a seat whose lock is taken', () => {
   it('also answers BUSY for extend, release and confirm of a hold on that seat', async () => {
     const h = (await hold(alice, ['S-B-3'])).body;
     const locks = api.app.get(DistributedLockService);
-    const lock = await locks.acquire(seatLockKeys(eventId, ['S-B-3']), { leaseMs: 10_000 });
+    const lock = await locks.acquire(seatLockKeys(api.app.get(HoldStore).layout, eventId, ['S-B-3']), {
+      leaseMs: 10_000,
+    });
     try {
       for (const [method, path, body] of [
         ['POST', `/v1/holds/${h.holdId}/extend`, { ttlSeconds: 60 }],

@@ -7,6 +7,7 @@ import Redis from 'ioredis';
 import { Client } from 'pg';
 import { beginConfirmThenStop, holdSeats } from '../support/confirm-agreement';
 import { eventually } from '../support/eventually';
+import { HoldStore } from '../../apps/seat-api/src/holds/store';
 import { Api, createEvent, startApi } from '../support/seat-api';
 
 let api: Api;
@@ -52,7 +53,7 @@ it('extend whose seat lock ran out before its write: 503 BUSY with Retry-After, 
       'the extend waiting on PostgreSQL',
     );
     // ... until its lease has provably run out: Redis dropped the lock key
-    const lockKey = `lock:seat:{${eventId}}:S-A-1`;
+    const lockKey = `lock:${api.app.get(HoldStore).layout.seatLockKeys(eventId, ['S-A-1'])[0]}`;
     await eventually(async () => (await redis.exists(lockKey)) === 0, 5_000, 'seat lock lease over');
     await locker.query('ROLLBACK'); // the marker goes in, the attempt is given up; then the write is checked
     const r = await extend;

@@ -6,7 +6,7 @@
  * rate limit on opening them. Public: a browser's EventSource cannot send a token.
  */
 import Redis from 'ioredis';
-import { eventKeys } from '../../apps/seat-api/src/holds/store';
+import { HoldStore } from '../../apps/seat-api/src/holds/store';
 import { eventually } from '../support/eventually';
 import { openSse, SseEvent, SseStream } from '../support/sse';
 import { Api, createEvent, startApi } from '../support/seat-api';
@@ -182,7 +182,11 @@ describe('GET /v1/events/:eventId/seats/stream', () => {
     const snap = await s1.next((e) => e.event === 'snapshot', 'the snapshot');
     await s1.close();
     await hold(api, eventId, ['S-A-1']);
-    await redis.xtrim(`${process.env.REDIS_KEY_PREFIX}${eventKeys(eventId).changes}`, 'MAXLEN', 0);
+    await redis.xtrim(
+      `${process.env.REDIS_KEY_PREFIX}${api.app.get(HoldStore).layout.eventKeys(eventId).changes}`,
+      'MAXLEN',
+      0,
+    );
     await hold(api, eventId, ['S-A-2']);
     // another instance: it knows nothing of this event but what Redis has
     const other = await startApi({ SEAT_MAP_HEARTBEAT_MS: '200' });

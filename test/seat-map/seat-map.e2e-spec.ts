@@ -4,7 +4,7 @@
  * every kind of change, lazy expiry included; ETag/If-None-Match; ?section=; public; and what it costs
  * Redis: never HGETALL, HSCAN only to build a cold snapshot or to rebuild one whose log was trimmed.
  */
-import { HoldIds, HoldStore, eventKeys } from '../../apps/seat-api/src/holds/store';
+import { HoldIds, HoldStore } from '../../apps/seat-api/src/holds/store';
 import { eventually } from '../support/eventually';
 import { PrivateRedis, startPrivateRedis } from '../support/private-redis';
 import { Api, startApi } from '../support/seat-api';
@@ -244,7 +244,11 @@ describe('GET /v1/events/:eventId/seats', () => {
     await api.call('DELETE', `/v1/holds/${b.body.holdId}`, { token: bob });
     await hold(bob, eventId, ['S-R1-4']);
     // the log forgets everything up to now; the snapshot is three versions behind it
-    await redis.client.xtrim(`${process.env.REDIS_KEY_PREFIX}${eventKeys(eventId).changes}`, 'MAXLEN', 0);
+    await redis.client.xtrim(
+      `${process.env.REDIS_KEY_PREFIX}${api.app.get(HoldStore).layout.eventKeys(eventId).changes}`,
+      'MAXLEN',
+      0,
+    );
     await hold(alice, eventId, ['S-R1-9']);
     const builds = await metric('seat_map_builds_total');
     const before = await commandStats();

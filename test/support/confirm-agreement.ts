@@ -42,10 +42,10 @@ export async function beginConfirmThenStop(
   confirmTimeoutMs: number,
 ): Promise<HoldRecord> {
   const locks = api.app.get(DistributedLockService);
-  const lock = await locks.acquire(
-    h.seatIds.map((s) => `seat:{${h.eventId}}:${s}`),
-    { leaseMs: 2000, waitMs: 2000 },
-  );
+  const lock = await locks.acquire(api.app.get(HoldStore).layout.seatLockKeys(h.eventId, h.seatIds), {
+    leaseMs: 2000,
+    waitMs: 2000,
+  });
   try {
     const begun = await api.app.get(HoldStore).beginConfirm({
       holdId: h.holdId,

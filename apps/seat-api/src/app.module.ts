@@ -39,8 +39,13 @@ import { SeatPickerModule } from './seat-picker/seat-picker.module';
     }),
     KafkaModule.forRootAsync({ inject: [AppConfig], useFactory: (c: AppConfig) => c.kafka }),
     DistributedLockModule.forRootAsync({
-      inject: [REDIS_CLIENT],
-      useFactory: (redis: Redis) => ({ redis, keyPrefix: 'lock:' }),
+      inject: [REDIS_CLIENT, AppConfig],
+      // watchdog-mode locks (shard leases, the reconciler) live for HOLD_SHARD_LEASE_MS past a death
+      useFactory: (redis: Redis, c: AppConfig) => ({
+        redis,
+        keyPrefix: 'lock:',
+        watchdogLeaseMs: c.holds.shardLeaseMs,
+      }),
     }),
     ScheduleModule.forRoot(),
     AuthModule,

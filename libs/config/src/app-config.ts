@@ -70,6 +70,9 @@ export class AppConfig {
       confirmTimeoutMs: e.CONFIRM_TIMEOUT_MS,
       seatLockLeaseMs: e.SEAT_LOCK_LEASE_MS,
       seatLockWaitMs: e.SEAT_LOCK_WAIT_MS,
+      shards: e.HOLD_SHARDS,
+      shardLeaseMs: e.HOLD_SHARD_LEASE_MS,
+      eventRetentionSeconds: e.HOLD_EVENT_RETENTION_SECONDS,
     };
   }
 

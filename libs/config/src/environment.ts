@@ -130,6 +130,30 @@ export class Environment {
   @EnvInteger(1000, 600000)
   CONFIRM_TIMEOUT_MS: number = 30000;
 
+  /**
+   * Shards of the hold store (see apps/seat-api/src/holds/store/hold-keys.ts): an event lives in shard
+   * fnv1a(eventId) mod HOLD_SHARDS. 64 is far above the masters anyone runs (a Cluster spreads the shards
+   * over them) and keeps the per-tick work over all shards small. Changing it moves every event to
+   * another shard: drain (no live hold) or migrate the keys first.
+   */
+  @EnvInteger(1, 4096)
+  HOLD_SHARDS: number = 64;
+
+  /**
+   * Lease of an instance on a shard (watchdog-renewed every third of it): a shard whose owner died is
+   * swept and relayed by another instance within about this long.
+   */
+  @EnvInteger(500, 600000)
+  HOLD_SHARD_LEASE_MS: number = 10000;
+
+  /**
+   * How long after its start an event's Redis keys stay (seats, holds, seat-map log): 2 days cover the
+   * longest show plus HOLD_RETENTION_SECONDS of readable ended holds. After it, once no hold is live,
+   * the shard's background work deletes them (PostgreSQL keeps events and bookings).
+   */
+  @EnvInteger(60, 365 * 86400)
+  HOLD_EVENT_RETENTION_SECONDS: number = 2 * 86400;
+
   // --- Catalogue
   /**
    * Budget of the in-memory seat cache (estimated bytes; least recently used events are dropped first).

@@ -4,8 +4,11 @@ import { DistributedLockService } from './distributed-lock.service';
 import { copyMethodMetadata } from './copy-method-metadata';
 
 export interface DistributedLockOptions<A extends unknown[]> {
-  /** Builds the lock key(s) from the method's own arguments; several keys are locked all-or-none. */
-  key: (...args: A) => string | readonly string[];
+  /**
+   * Builds the lock key(s) from the method's own arguments; several keys are locked all-or-none. Called
+   * with the instance as `this` (a `function`, not an arrow, can read e.g. a key layout from it).
+   */
+  key: (this: never, ...args: A) => string | readonly string[];
   /**
    * How long to wait for a busy lock; default the module's defaultWaitMs. A function is called with the
    * instance at each call, so the value can come from injected configuration.
@@ -58,7 +61,7 @@ export function DistributedLock<A extends unknown[]>(options: DistributedLockOpt
             'import DistributedLockModule and let Nest create this class',
         );
       }
-      const keys = options.key(...(args as unknown as A));
+      const keys = options.key.apply(this as never, args as unknown as A);
       const resolve = (v: number | ((instance: never) => number) | undefined) =>
         typeof v === 'function' ? v(this as never) : v;
       const contention = options.onContention;

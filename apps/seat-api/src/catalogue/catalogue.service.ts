@@ -11,6 +11,8 @@ import { CatalogueSeat, SeatCache, SeatsById } from './seat-cache';
 
 /** Most seats one event may have (the seat map is one Redis hash per event). */
 export const MAX_SEATS_PER_EVENT = 100_000;
+/** Events read per page by the boot repair. */
+const REPAIR_PAGE = 500;
 
 /**
  * Events and their seats (PostgreSQL). A seat layout never changes once created, so each event's seats
@@ -21,12 +23,14 @@ export const MAX_SEATS_PER_EVENT = 100_000;
 export class CatalogueService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Catalogue');
   private readonly seatCache: SeatCache;
+  private readonly eventRetentionMs: number;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly holds: HoldStore,
     config: AppConfig,
   ) {
+    this.eventRetentionMs = config.holds.eventRetentionSeconds * 1000;
     this.seatCache = new SeatCache(config.catalogue.cacheMaxBytes, (eventId) => this.loadSeats(eventId));
   }
 
@@ -72,7 +76,7 @@ export class CatalogueService implements OnApplicationBootstrap, OnModuleDestroy
       }
     });
     try {
-      await this.holds.registerEvent(eventId);
+      await this.holds.registerEvent(eventId, new Date(dto.startsAt));
     } catch (e) {
       // the event is committed: answering 503 would invite a retry that creates it twice. Loading its
       // seats (first hold or seat map, on any instance) registers it again.
@@ -97,22 +101,46 @@ export class CatalogueService implements OnApplicationBootstrap, OnModuleDestroy
     return seats;
   }
 
-  /** Repairs Redis from PostgreSQL at startup: every event is registered and every booked seat is BOOKED. */
+  /**
+   * Repairs Redis from PostgreSQL at startup, for the events still live (start + HOLD_EVENT_RETENTION_SECONDS
+   * not passed; older ones have no keys to repair): each is entered in its shard's events index again and
+   * its booked seats are BOOKED again. Paged by id, so the work is bounded by live events, never by every
+   * event ever created.
+   */
   async onApplicationBootstrap(): Promise<void> {
-    const events = await this.db.getRepository(EventEntity).find({ select: { id: true } });
-    for (const { id } of events) {
-      await this.holds.registerEvent(id);
-      const booked = await this.db
-        .getRepository(BookingSeatEntity)
-        .find({ where: { eventId: id }, select: { seatId: true } });
-      if (booked.length > 0) {
-        const changed = await this.holds.markBooked(
-          id,
-          booked.map((b) => b.seatId),
-        );
-        if (changed > 0) {
-          this.logger.warn(`event ${id}: ${changed} booked seat(s) were missing in Redis and were restored`);
-        }
+    const events = this.db.getRepository(EventEntity);
+    const liveSince = new Date(Date.now() - this.eventRetentionMs);
+    let after = '00000000-0000-0000-0000-000000000000';
+    for (;;) {
+      const page = await events
+        .createQueryBuilder('e')
+        .select(['e.id', 'e.startsAt'])
+        .where('e.starts_at > :liveSince AND e.id > :after', { liveSince, after })
+        .orderBy('e.id', 'ASC')
+        .limit(REPAIR_PAGE)
+        .getMany();
+      for (const { id, startsAt } of page) {
+        await this.repair(id, startsAt);
+      }
+      if (page.length < REPAIR_PAGE) {
+        return;
+      }
+      after = page[page.length - 1].id;
+    }
+  }
+
+  private async repair(id: string, startsAt: Date): Promise<void> {
+    await this.holds.registerEvent(id, startsAt);
+    const booked = await this.db
+      .getRepository(BookingSeatEntity)
+      .find({ where: { eventId: id }, select: { seatId: true } });
+    if (booked.length > 0) {
+      const changed = await this.holds.markBooked(
+        id,
+        booked.map((b) => b.seatId),
+      );
+      if (changed > 0) {
+        this.logger.warn(`event ${id}: ${changed} booked seat(s) were missing in Redis and were restored`);
       }
     }
   }
@@ -125,12 +153,13 @@ export class CatalogueService implements OnApplicationBootstrap, OnModuleDestroy
   private async loadSeats(eventId: string): Promise<SeatsById | null> {
     const event = await this.db
       .getRepository(EventEntity)
-      .findOne({ where: { id: eventId }, select: { id: true } });
+      .findOne({ where: { id: eventId }, select: { id: true, startsAt: true } });
     if (!event) {
       return null;
     }
-    // once per event per instance: makes sure the sweeper and the relay know it (idempotent SADD)
-    await this.holds.registerEvent(eventId);
+    // once per event per instance: makes sure its shard's events index has it (idempotent ZADD), so its
+    // keys are removed once it is old, also when the registration at creation failed
+    await this.holds.registerEvent(eventId, event.startsAt);
     const rows = await this.db
       .getRepository(SeatEntity)
       .find({ where: { eventId }, order: { seatId: 'ASC' } });

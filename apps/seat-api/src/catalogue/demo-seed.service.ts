@@ -52,14 +52,14 @@ export class DemoSeedService implements OnApplicationBootstrap {
         .values({
           id: DEMO_EVENT_ID,
           name: 'Demo concert',
-          startsAt: new Date('2030-01-01T20:00:00Z'),
+          startsAt: DEMO_STARTS_AT,
           seatCount: seats.length,
         })
         .orIgnore()
         .execute();
       await tx.createQueryBuilder().insert().into(SeatEntity).values(seats).orIgnore().execute();
     });
-    await this.holds.registerEvent(DEMO_EVENT_ID);
+    await this.holds.registerEvent(DEMO_EVENT_ID, DEMO_STARTS_AT);
     const secret = new TextEncoder().encode(this.config.auth.jwtSecret);
     const jwt = new SignJWT({ roles: [] })
       .setProtectedHeader({ alg: 'HS256' })
@@ -80,6 +80,8 @@ export class DemoSeedService implements OnApplicationBootstrap {
     );
   }
 }
+
+const DEMO_STARTS_AT = new Date('2030-01-01T20:00:00Z');
 
 /** A listen address as a browser can open it: a wildcard address means this machine; IPv6 takes brackets. */
 function browsableHost(host: string): string {

@@ -5,6 +5,7 @@ import { ConfirmReconciler } from './confirm-reconciler.service';
 import { ExpirationsController } from './expirations.controller';
 import { KafkaTopicsService } from './kafka-topics.service';
 import { OutboxModule } from './outbox/outbox.module';
+import { ShardsModule } from './shards/shards.module';
 import { StuckConfirms } from './stuck-confirms';
 import { SweeperService } from './sweeper.service';
 
@@ -13,9 +14,9 @@ import { SweeperService } from './sweeper.service';
  * confirm reconciler decides confirms the sweeper found stuck.
  */
 @Module({
-  imports: [HoldStoreModule, ConfirmModule, OutboxModule],
+  imports: [HoldStoreModule, ConfirmModule, OutboxModule, ShardsModule],
   controllers: [ExpirationsController],
   providers: [SweeperService, StuckConfirms, ConfirmReconciler, KafkaTopicsService],
-  exports: [OutboxModule, SweeperService],
+  exports: [OutboxModule, SweeperService, ShardsModule],
 })
 export class ExpiryModule {}

@@ -1,19 +1,21 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { AppConfig } from '@app/config';
-import { DistributedLock } from '@app/distributed-lock';
 import { HoldStore } from '../holds/store';
 import { seatsExpired, sweepDuration } from './expiry.metrics';
+import { ShardOwnership } from './shards/shard-ownership.service';
 import { settleWithin } from './settle-within';
 import { StuckConfirms } from './stuck-confirms';
 
-/** A sweep never runs away with Redis: at most this many batches per event per tick. */
-const MAX_BATCHES_PER_EVENT = 50;
+/** A sweep never runs away with Redis: at most this many batches per shard per tick. */
+const MAX_BATCHES_PER_SHARD = 50;
 
 /**
- * Every SWEEP_INTERVAL_MS, on every instance: frees the seats of holds whose expireAt passed and records
- * their SeatExpired events (one Lua call per batch, see holds/store/lua/sweep.lua.ts). The lock only
- * saves work when several instances tick together; correctness comes from the script's own re-checks.
+ * Every SWEEP_INTERVAL_MS, on every instance, for the shards it owns (ShardOwnership): frees the seats of
+ * holds whose expireAt passed and records their SeatExpired events, forgets old holds and removes old
+ * events (one Lua call per batch and shard, see holds/store/lua/sweep.lua.ts). A tick costs
+ * O(owned shards + what is due), never O(events). Ownership saves work and keeps each shard's outbox in
+ * order; correctness of the frees comes from the script's own re-checks.
  * Sweeping touches Redis only: confirms found stuck past their deadline are recorded for the confirm
  * reconciler, which decides them from PostgreSQL on its own schedule, so a slow or locked PostgreSQL
  * never delays freeing the seats of other holds and events.
@@ -25,16 +27,14 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
   /** The tick in progress, so shutdown can let it finish before Redis and PostgreSQL close. */
   private current?: Promise<void>;
   private failing = false;
-  readonly lockLeaseMs: number;
 
   constructor(
     private readonly store: HoldStore,
     private readonly stuckConfirms: StuckConfirms,
+    private readonly shards: ShardOwnership,
     private readonly scheduler: SchedulerRegistry,
     private readonly config: AppConfig,
-  ) {
-    this.lockLeaseMs = Math.max(5000, config.expiry.sweepIntervalMs * 5);
-  }
+  ) {}
 
   onApplicationBootstrap(): void {
     if (!this.config.expiry.sweeperEnabled) {
@@ -80,28 +80,34 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
     }
   }
 
-  @DistributedLock({
-    key: () => 'hold-sweeper',
-    leaseMs: (s: SweeperService) => s.lockLeaseMs,
-    onContention: 'skip',
-  })
+  /** Sweeps every shard this instance owns (in turn); returns the seats freed. */
   async sweepAll(): Promise<number> {
     const end = sweepDuration.startTimer();
     let freed = 0;
-    for (const eventId of await this.store.listEvents()) {
-      for (let batch = 0; batch < MAX_BATCHES_PER_EVENT; batch++) {
-        const r = await this.store.sweepEvent(eventId, this.config.expiry.sweepBatchSize);
-        freed += r.expiredSeats;
-        await this.stuckConfirms.add(r.stuckConfirming);
-        if (!r.more) {
-          break;
-        }
-      }
+    for (const shard of this.shards.ownedShards()) {
+      freed += (await this.shards.onShard(shard, (signal) => this.sweepShard(shard, signal))) ?? 0;
     }
     end();
     if (freed > 0) {
       seatsExpired.inc(freed);
       this.logger.debug(`freed ${freed} expired seat(s)`);
+    }
+    return freed;
+  }
+
+  /** Batches until nothing more is due (bounded), stopping if the shard's lease is lost. */
+  private async sweepShard(shard: number, signal: AbortSignal): Promise<number> {
+    let freed = 0;
+    for (let batch = 0; batch < MAX_BATCHES_PER_SHARD && !signal.aborted; batch++) {
+      const r = await this.store.sweepShard(shard, this.config.expiry.sweepBatchSize);
+      freed += r.expiredSeats;
+      await this.stuckConfirms.add(r.stuckConfirming);
+      if (r.removedEvents > 0) {
+        this.logger.log({ msg: 'old events removed from Redis', shard, events: r.removedEvents });
+      }
+      if (!r.more) {
+        break;
+      }
     }
     return freed;
   }

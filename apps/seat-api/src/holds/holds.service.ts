@@ -58,6 +58,11 @@ export class HoldsService implements HoldSeatLockHost {
     this.lockWaitMs = config.holds.seatLockWaitMs;
   }
 
+  /** Where the seat lock keys live (SEAT_LOCK reads it): the hold store's shard layout. */
+  get holdLayout() {
+    return this.store.layout;
+  }
+
   async hold(user: AuthUser, eventId: string, seatIds: string[], ttlSeconds?: number): Promise<HoldView> {
     try {
       const hold = await this.createHold(user, eventId, seatIds, ttlSeconds);

@@ -1,16 +1,20 @@
 import { DistributedLockOptions, LockBusy } from '@app/distributed-lock';
 import { seatsUnavailable } from './hold-errors';
 import { holdContention } from './holds.metrics';
-import type { SeatConflict } from './store';
+import type { HoldLayout, SeatConflict } from './store';
 
-/** The lock key of one seat: all seats of an event share the `{eventId}` hash tag (one slot, one fence sequence). */
-export const seatLockKeys = (eventId: string, seatIds: readonly string[]) =>
-  seatIds.map((s) => `seat:{${eventId}}:${s}`);
+/**
+ * The lock keys of seats: `seat:{s<k>}:<eventId>:<seatId>`, the tag of the event's shard (store/hold-keys.ts),
+ * so they share the slot and the fencing counter of the hold store's keys of that event.
+ */
+export const seatLockKeys = (layout: HoldLayout, eventId: string, seatIds: readonly string[]) =>
+  layout.seatLockKeys(eventId, seatIds);
 
-/** What a class whose methods take the seat lock provides: lease and wait, from configuration. */
+/** What a class whose methods take the seat lock provides: lease and wait from configuration, the key layout. */
 export interface SeatLockSettings {
   readonly lockLeaseMs: number;
   readonly lockWaitMs: number;
+  readonly holdLayout: HoldLayout;
 }
 
 /**
@@ -24,7 +28,9 @@ export interface SeatLockSettings {
  *   - held by another instance (no wake crosses instances): polled with jitter for lockWaitMs.
  */
 export const SEAT_LOCK: DistributedLockOptions<[string, string[]]> = {
-  key: seatLockKeys,
+  key: function (this: SeatLockSettings, eventId: string, seatIds: string[]) {
+    return this.holdLayout.seatLockKeys(eventId, seatIds);
+  },
   leaseMs: (s: SeatLockSettings) => s.lockLeaseMs,
   waitMs: (s: SeatLockSettings) => s.lockWaitMs,
   localWaitMs: (s: SeatLockSettings) => s.lockLeaseMs,

@@ -3,12 +3,17 @@ import Redis from 'ioredis';
 import { REDIS_CLIENT } from '@app/redis';
 import { HoldStore } from '../../holds/store';
 import { outboxDepth, outboxOldestAge } from '../expiry.metrics';
+import { ShardOwnership } from '../shards/shard-ownership.service';
 import type { OutboxEntry } from './outbox-record';
 
-/** An event whose outbox stream has records. */
-export interface WaitingStream {
-  eventId: string;
+/** A shard's outbox stream. */
+export interface OutboxStream {
+  shard: number;
   key: string;
+}
+
+/** A shard whose outbox stream has records. */
+export interface WaitingStream extends OutboxStream {
   len: number;
 }
 
@@ -20,9 +25,11 @@ export interface OutboxLevel {
 }
 
 /**
- * Outbox depth (XLEN over all events) and the age of its oldest record, from the stream ids (Redis time
- * of XADD). Measured on every relay pass before publishing, so the gauges and /health tell the truth
- * while Kafka is down.
+ * Outbox depth (XLEN over the shards this instance owns) and the age of its oldest record, from the
+ * stream ids (Redis time of XADD). Measured on every relay pass before publishing, so the gauges and
+ * /health tell the truth while Kafka is down. Each instance measures what it relays: the deployment's
+ * outbox is the sum over instances. One command per stream (no pipeline: on a Cluster the shards' streams
+ * live in different slots; ioredis's auto-pipelining still batches them per node).
  */
 @Injectable()
 export class OutboxMeter {
@@ -31,26 +38,28 @@ export class OutboxMeter {
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: Redis,
     private readonly store: HoldStore,
+    private readonly shards: ShardOwnership,
   ) {}
 
   get level(): OutboxLevel {
     return this.last;
   }
 
-  /** Every event's outbox stream key (the registry the sweeper visits too). */
-  async streams(): Promise<{ eventId: string; key: string }[]> {
-    const events = await this.store.listEvents();
-    return events.map((eventId) => ({ eventId, key: this.store.outboxKey(eventId) }));
+  /** The outbox streams of the shards this instance owns. */
+  streams(): OutboxStream[] {
+    return this.shards.ownedShards().map((shard) => ({ shard, key: this.store.outboxKey(shard) }));
   }
 
   /** Measures, updates the gauges, and returns the streams that have records. */
   async measure(): Promise<WaitingStream[]> {
-    const streams = await this.streams();
-    const lengths = await this.pipelined(streams.map((s) => ['xlen', s.key]));
+    const streams = this.streams();
+    const lengths = await Promise.all(streams.map((s) => this.redis.xlen(s.key)));
     const waiting = streams.map((s, i) => ({ ...s, len: Number(lengths[i]) })).filter((w) => w.len > 0);
-    const firsts = await this.pipelined(waiting.map((w) => ['xrange', w.key, '-', '+', 'COUNT', '1']));
+    const firsts = await Promise.all(
+      waiting.map((w) => this.redis.xrange(w.key, '-', '+', 'COUNT', 1) as Promise<OutboxEntry[]>),
+    );
     let oldest = Infinity;
-    for (const first of firsts as OutboxEntry[][]) {
+    for (const first of firsts) {
       if (first[0]) {
         oldest = Math.min(oldest, Number(first[0][0].split('-')[0]));
       }
@@ -73,18 +82,5 @@ export class OutboxMeter {
     this.last = { depth, oldestAgeSeconds, measuredAt };
     outboxDepth.set(depth);
     outboxOldestAge.set(oldestAgeSeconds);
-  }
-
-  private async pipelined(commands: string[][]): Promise<unknown[]> {
-    if (commands.length === 0) {
-      return [];
-    }
-    const results = (await this.redis.pipeline(commands).exec()) ?? [];
-    return results.map(([err, value]) => {
-      if (err) {
-        throw err;
-      }
-      return value;
-    });
   }
 }

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import type { SeatExpiredCloudEvent } from '@app/contracts';
 import { malformedRecords, publishFailures, relayRedisErrors } from '../expiry.metrics';
+import { ShardOwnership } from '../shards/shard-ownership.service';
 import { OutboxMeter, WaitingStream } from './outbox-meter';
 import { seatExpiredFromOutbox } from './outbox-record';
 import { OutboxStreams } from './outbox-streams';
@@ -10,10 +11,10 @@ import { KafkaPublishError, SeatExpiredPublisher } from './seat-expired.publishe
 
 /** While Kafka is down, attempts are spaced up to this much (see RelayBackoff). */
 const MAX_BACKOFF_MS = 2000;
-/** Events relayed at the same time by one instance. */
+/** Shards relayed at the same time by one instance. */
 const RELAY_CONCURRENCY = 4;
-/** Batches per event per pass: one busy event cannot keep the pass from ending (and re-measuring). */
-const MAX_BATCHES_PER_EVENT = 20;
+/** Batches per shard per pass: one busy shard cannot keep the pass from ending (and re-measuring). */
+const MAX_BATCHES_PER_SHARD = 20;
 /**
  * A record older than this many OUTBOX_CLAIM_IDLE_MS is not draining: it missed its own relay's passes
  * and the claim by another instance that a dead relay's records get after one period.
@@ -38,10 +39,12 @@ export interface OutboxHealth {
 }
 
 /**
- * Moves SeatExpired records from each event's outbox stream to Kafka. A record is acknowledged and
- * deleted in Redis only after Kafka acknowledged it, so a crash loses nothing: its unacknowledged
- * records are re-read by this instance, or claimed by another once idle for OUTBOX_CLAIM_IDLE_MS
- * (stream consumer-group semantics). Kafka down: records wait, seats are still freed on time.
+ * Moves SeatExpired records from the outbox streams of the shards this instance owns (ShardOwnership) to
+ * Kafka. A record is acknowledged and deleted in Redis only after Kafka acknowledged it, so a crash loses
+ * nothing. One owner per shard, one worker per stream, batches in stream order: one event's records
+ * (all in its shard's stream) reach Kafka in the order they were written. A new owner first takes over
+ * whatever a former owner read and left unacknowledged (it died, or lost the lease), before any new
+ * record, so the order holds across a hand-over. Kafka down: records wait, seats are still freed on time.
  *
  * A failure is Kafka's (KafkaPublishError: the producer is dropped and attempts back off) or Redis's
  * (the producer is kept: a lost consumer group or a Redis blip says nothing about Kafka). The
@@ -60,6 +63,7 @@ export class OutboxRelayService {
     private readonly meter: OutboxMeter,
     private readonly streams: OutboxStreams,
     private readonly publisher: SeatExpiredPublisher,
+    private readonly shards: ShardOwnership,
     private readonly config: AppConfig,
   ) {
     this.backoff = new RelayBackoff(config.expiry.relayIntervalMs, MAX_BACKOFF_MS);
@@ -81,7 +85,7 @@ export class OutboxRelayService {
     return this.running;
   }
 
-  /** Publishes every waiting record of every event once; returns how many left the outbox. Throws. */
+  /** Publishes every waiting record of the shards this instance owns once; returns how many left. Throws. */
   async relayAll(): Promise<number> {
     return this.publishWaiting(await this.meter.measure());
   }
@@ -134,12 +138,13 @@ export class OutboxRelayService {
 
   private async publishWaiting(waiting: WaitingStream[]): Promise<number> {
     let sent = 0;
-    // a few events at a time: while one batch waits for Kafka's ack, the next one is read and encoded.
-    // Each event's stream is still relayed by one worker, in order.
+    // a few shards at a time: while one batch waits for Kafka's ack, the next one is read and encoded.
+    // Each shard's stream is still relayed by one worker, in order.
     const queue = [...waiting];
     const worker = async () => {
       for (let w = queue.shift(); w; w = queue.shift()) {
-        const n = await this.relayStream(w.key);
+        const key = w.key;
+        const n = (await this.shards.onShard(w.shard, (signal) => this.relayStream(key, signal))) ?? 0;
         sent += n;
         this.meter.drained(n);
       }
@@ -157,11 +162,13 @@ export class OutboxRelayService {
     return sent;
   }
 
-  private async relayStream(key: string): Promise<number> {
-    const { relayBatchSize: batch, claimIdleMs } = this.config.expiry;
-    await this.streams.claimAbandoned(key, claimIdleMs, batch);
+  private async relayStream(key: string, signal: AbortSignal): Promise<number> {
+    const { relayBatchSize: batch } = this.config.expiry;
     let sent = 0;
-    for (let round = 0; round < MAX_BATCHES_PER_EVENT; round++) {
+    for (let round = 0; round < MAX_BATCHES_PER_SHARD && !signal.aborted; round++) {
+      // the shard is ours: records a former owner read and never acknowledged are ours at once (idle 0),
+      // and they come first (lower ids), so a hand-over keeps the order
+      await this.streams.claimAbandoned(key, 0, batch);
       // first our own pending records (a failed publish), then new ones
       let entries = await this.streams.read(key, '0', batch);
       if (entries.length === 0) {
@@ -205,7 +212,7 @@ export class OutboxRelayService {
       return;
     }
     this.nextReapAt = Date.now() + claimIdleMs;
-    const streams = await this.meter.streams();
+    const streams = this.meter.streams();
     await Promise.all(streams.map((s) => this.streams.reap(s.key, REAP_AFTER_CLAIM_PERIODS * claimIdleMs)));
   }
 

@@ -63,6 +63,11 @@ export class ConfirmHoldUseCase implements SeatLockSettings {
     this.lockWaitMs = config.holds.seatLockWaitMs;
   }
 
+  /** Where the seat lock keys live (SEAT_LOCK reads it): the hold store's shard layout. */
+  get holdLayout() {
+    return this.store.layout;
+  }
+
   async execute(user: AuthUser, holdId: string, orderId: string): Promise<ConfirmResult> {
     try {
       const result = await this.confirm(user, holdId, orderId);

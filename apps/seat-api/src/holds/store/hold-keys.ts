@@ -1,14 +1,20 @@
 /**
- * Redis layout of one event. Every key carries the event id as its hash tag, so all of them live in
- * one Cluster slot and each script can touch them atomically. (The ioredis keyPrefix is added on top.)
+ * Redis layout of the hold store: the one place it is written down. (The ioredis keyPrefix is added on
+ * top of every key.)
  *
+ * SHARDS. An event belongs to shard k = fnv1a32(lower-case event id) mod HOLD_SHARDS (default 64), and
+ * every key of the event, every key of the shard, its seat lock keys and its fencing counter carry the
+ * shard's hash tag `{s<k>}`: one Cluster slot per shard, so every script touches one slot and stays
+ * atomic, and a Cluster spreads the shards (hence the events) over its masters. Background work (sweeper,
+ * relay, garbage collection of old events) visits shards, never events: its cost is O(shards + due).
+ *
+ * Per event (`hold:{s<k>}:<eventId>:…`):
  *   seats   HASH  seatId -> "H|hid|expireAtMs|fence" (held), "B|hid|0|fence" (booked), "F||0|fence" (free)
  *                 A freed seat keeps its last fencing token, so a stale lock holder cannot write after a release.
  *   holds   HASH  hid -> cmsgpack record (see lua/prelude.lua.ts)
- *   due     ZSET  hid -> expireAtMs for ACTIVE holds, confirm deadline for CONFIRMING ones: what the sweeper reads
+ *   due     ZSET  hid -> expireAtMs for ACTIVE holds, confirm deadline for CONFIRMING ones
  *   users   HASH  userId -> comma-separated hids of that user's live holds (per-user seat cap)
- *   outbox  STREAM one SeatExpired record per freed seat, appended by the script that freed it
- *   gc      ZSET  hid -> when an ended hold may be forgotten (after the retention period)
+ *   gc      ZSET  hid -> when an ended hold may be forgotten (after HOLD_RETENTION_SECONDS)
  *   meta    HASH  seat-map meta: v = the event's change version (bumped once per change-log entry),
  *                 held / booked = how many seats the seats hash holds as 'H' (lapsed or not) and 'B'
  *   changes STREAM the change log seat-map readers follow (lua/change-log.lua.ts): entry id `<v>-0`, fields
@@ -16,43 +22,104 @@
  *                 (held while a confirm is in flight, whatever the time); trimmed to about
  *                 CHANGE_LOG_MAX_ENTRIES entries
  *
- * Each script also gets, as KEYS[7], the lock library's fencing counter of the event's seat locks
- * (`DistributedLockService.fenceKey('{<eventId>}')`, `lock:fence:{<eventId>}` by default): the seat lock keys
- * `seat:{<eventId>}:<seatId>` carry the same tag, so the counter lives in this slot too and a script can
- * compare a token with it (see lua/prelude.lua.ts, fence_ok()). The store never INCRs it; it only raises
- * it to a seat's fence after Redis lost the counter. The seat-map keys follow as KEYS[8] (meta) and
- * KEYS[9] (changes): every script that changes a seat records the change there in the same atomic step.
+ * Per shard (`hold:{s<k>}:…`):
+ *   due     ZSET  eventId -> the earliest due time among the event's holds (or earlier: scripts only
+ *                 lower it, ZADD LT; the sweep sets it right when it visits). The sweep of a shard reads
+ *                 only its head, then each due event's own due head. Two levels keep the bytes per held
+ *                 seat what they were (hold entries stay 11-char hids inside the event's keys).
+ *   gc      ZSET  eventId -> the earliest time an ended hold of the event may be forgotten (same rule)
+ *   events  ZSET  eventId -> retain-until (event start + HOLD_EVENT_RETENTION_SECONDS): past it, an event
+ *                 with no live hold (empty due) loses all its keys, by the shard's sweep
+ *   outbox  STREAM one SeatExpired record per freed seat (field eventId), appended by the script that
+ *                 freed it; relayed by the shard's one owner, so one event's records reach Kafka in order
+ *   outbox:malformed STREAM records the relay could not turn into a SeatExpired
+ *
+ * Locks: seat locks `seat:{s<k>}:<eventId>:<seatId>` (holds/seat-lock.ts) draw fencing tokens from the
+ * shard's counter `lock:fence:{s<k>}` (DistributedLockService.fenceKey('{s<k>}')), which every hold script
+ * gets as KEYS[7]: it compares a token with it atomically (lua/prelude.lua.ts, fence_ok()). The store never
+ * INCRs it; it only raises it to a seat's fence after Redis lost the counter. Tokens thus increase per
+ * shard (shared by its events), which is all fencing needs. Shard leases: `lock:hold-shard:<k>`
+ * (expiry/shards/shard-ownership.service.ts); live instances: `hold:instances`.
+ *
+ * CHANGING HOLD_SHARDS on a running deployment moves most events to another shard: their keys (holds,
+ * seats, bookings marked in Redis) would no longer be found. Drain first (stop taking holds until none
+ * is live and every outbox is empty), or migrate the keys; since nothing is deployed yet, no migration
+ * tool exists. The boot repair restores BOOKED seats of live events from PostgreSQL either way.
  */
 export interface EventKeys {
   seats: string;
   holds: string;
   due: string;
   users: string;
-  outbox: string;
   gc: string;
   meta: string;
   changes: string;
 }
 
-export function eventKeys(eventId: string): EventKeys {
-  const base = `hold:{${eventId}}:`;
-  return {
-    seats: `${base}seats`,
-    holds: `${base}holds`,
-    due: `${base}due`,
-    users: `${base}users`,
-    outbox: `${base}outbox`,
-    gc: `${base}gc`,
-    meta: `${base}meta`,
-    changes: `${base}changes`,
-  };
+export interface ShardKeys {
+  due: string;
+  gc: string;
+  events: string;
+  outbox: string;
 }
 
-/** In the order every hold script declares them as KEYS[1..6] (the fence counter follows as KEYS[7]). */
-export function eventKeyList(eventId: string): string[] {
-  const k = eventKeys(eventId);
-  return [k.seats, k.holds, k.due, k.users, k.outbox, k.gc];
+/** Registry of live instances (membership heartbeats for the fair share of shards): one key, no tag. */
+export const INSTANCES_KEY = 'hold:instances';
+
+/** FNV-1a 32-bit of the text's UTF-16 code units (event ids are ASCII): stable across processes. */
+export function fnv1a32(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
 }
 
-/** Registry of events the sweeper and the outbox relay visit (not per event: no hash tag). */
-export const EVENTS_KEY = 'hold:events';
+/** The per-event key suffixes, in the order scripts declare them as KEYS[1..4] and KEYS[6], [8], [9]. */
+export const EVENT_KEY_SUFFIXES = ['seats', 'holds', 'due', 'users', 'gc', 'meta', 'changes'] as const;
+
+export class HoldLayout {
+  constructor(readonly shards: number) {
+    if (!Number.isInteger(shards) || shards < 1) {
+      throw new RangeError(`HOLD_SHARDS must be a positive integer, got ${shards}`);
+    }
+  }
+
+  shardOf(eventId: string): number {
+    return fnv1a32(eventId.toLowerCase()) % this.shards;
+  }
+
+  /** The shard's hash tag with its braces, e.g. `{s12}`. */
+  tagOf(shard: number): string {
+    return `{s${shard}}`;
+  }
+
+  eventKeys(eventId: string): EventKeys {
+    const base = `hold:${this.tagOf(this.shardOf(eventId))}:${eventId}:`;
+    return {
+      seats: `${base}seats`,
+      holds: `${base}holds`,
+      due: `${base}due`,
+      users: `${base}users`,
+      gc: `${base}gc`,
+      meta: `${base}meta`,
+      changes: `${base}changes`,
+    };
+  }
+
+  shardKeys(shard: number): ShardKeys {
+    const base = `hold:${this.tagOf(shard)}:`;
+    return { due: `${base}due`, gc: `${base}gc`, events: `${base}events`, outbox: `${base}outbox` };
+  }
+
+  /** Seat lock keys of an event: the shard's tag, so they share the slot and the fence counter of its keys. */
+  seatLockKeys(eventId: string, seatIds: readonly string[]): string[] {
+    const prefix = `seat:${this.tagOf(this.shardOf(eventId))}:${eventId}:`;
+    return seatIds.map((s) => prefix + s);
+  }
+
+  all(): number[] {
+    return Array.from({ length: this.shards }, (_, k) => k);
+  }
+}

@@ -4,13 +4,15 @@
  * seats' new states, and the per-event counts. The decisive check replays the log of a random history
  * from version 0 and compares it with the seat states Redis holds (SEAT_STATES, the full-scan oracle).
  */
-import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
 import { HoldIds } from './hold-ids';
-import { eventKeys } from './hold-keys';
 import { HoldStore } from './hold.store';
+import { eventIdsInDistinctShards } from '../../../../../test/support/shard-events';
+import { HoldLayout } from './hold-keys';
+
+const newEventId = eventIdsInDistinctShards(new HoldLayout(loadConfig().holds.shards));
 
 const config = loadConfig();
 let redis: Redis;
@@ -29,7 +31,7 @@ interface Entry {
   seats: Record<string, string>;
 }
 async function log(eventId: string): Promise<Entry[]> {
-  const entries = await redis.xrange(eventKeys(eventId).changes, '-', '+');
+  const entries = await redis.xrange(store.layout.eventKeys(eventId).changes, '-', '+');
   return entries.map(([id, fields]) => {
     const seats: Record<string, string> = {};
     for (let i = 0; i < fields.length; i += 2) {
@@ -38,7 +40,7 @@ async function log(eventId: string): Promise<Entry[]> {
     return { version: Number(id.split('-')[0]), seats };
   });
 }
-const meta = async (eventId: string) => redis.hgetall(eventKeys(eventId).meta);
+const meta = async (eventId: string) => redis.hgetall(store.layout.eventKeys(eventId).meta);
 const redisNow = async () => {
   const [s, us] = await redis.time();
   return Number(s) * 1000 + Math.floor(Number(us) / 1000);
@@ -102,7 +104,7 @@ function hold(eventId: string, seatIds: string[], user = 'alice', ttlMs = 60_000
 
 describe('change log', () => {
   it('records each change as a new version with the seats new states, and keeps the counts', async () => {
-    const eventId = randomUUID();
+    const eventId = newEventId();
     const h = await hold(eventId, ['A-1', 'A-2']);
     if (!h.ok) {
       throw new Error(h.error);
@@ -158,7 +160,7 @@ describe('change log', () => {
     await store.releaseHold({ holdId: b.ok ? b.hold.holdId : '', userId: 'bob', fencingToken: 0 });
     await hold(eventId, ['C-1', 'C-2'], 'carol', 20);
     await sleep(40);
-    expect((await store.sweepEvent(eventId, 100)).expiredSeats).toBe(2);
+    expect((await store.sweepShard(store.layout.shardOf(eventId), 100)).expiredSeats).toBe(2);
     expect(await store.markBooked(eventId, ['D-1', 'A-1'])).toBe(1);
     const tail = (await log(eventId)).slice(6).map((e) => e.seats);
     expect(tail).toEqual([
@@ -172,7 +174,7 @@ describe('change log', () => {
   });
 
   it('replays to the seat states Redis holds, after a random history of every kind of change', async () => {
-    const eventId = randomUUID();
+    const eventId = newEventId();
     const seats = Array.from({ length: 40 }, (_, i) => `S-${i + 1}`);
     let live: { holdId: string; user: string }[] = [];
     const succeeded: Record<string, number> = {};
@@ -230,7 +232,7 @@ describe('change log', () => {
           tally('finishOrAbandon', r.ok);
         }
       } else if (op === 8) {
-        tally('sweep', (await store.sweepEvent(eventId, 1 + rand(5))).expiredSeats > 0);
+        tally('sweep', (await store.sweepShard(store.layout.shardOf(eventId), 1 + rand(5))).expiredSeats > 0);
       } else if (rand(3) === 0) {
         tally('markBooked', (await store.markBooked(eventId, [seats[rand(40)]])) > 0);
       }
@@ -258,7 +260,7 @@ describe('change log', () => {
     }
     expect(confirmingSeen).toBeGreaterThan(0);
     // the counts are the raw hash's: 'H' seats (lapsed or not) and 'B' seats
-    const raw = await redis.hgetall(eventKeys(eventId).seats);
+    const raw = await redis.hgetall(store.layout.eventKeys(eventId).seats);
     const m = await meta(eventId);
     const count = (c: string) => Object.values(raw).filter((v) => v.startsWith(c)).length;
     expect([Number(m.held ?? 0), Number(m.booked ?? 0)]).toEqual([count('H|'), count('B|')]);

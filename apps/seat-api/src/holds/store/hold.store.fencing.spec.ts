@@ -4,13 +4,16 @@
  * the store compares every token with the counter, refuses tokens the counter never issued, and raises
  * the counter to the highest fence it finds, so writers recover after at most one refusal.
  */
-import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
 import { PrivateRedis, startPrivateRedis } from '../../../../../test/support/private-redis';
 import { HoldIds } from './hold-ids';
 import { HoldStore } from './hold.store';
+import { eventIdsInDistinctShards } from '../../../../../test/support/shard-events';
+import { HoldLayout } from './hold-keys';
+
+const newEventId = eventIdsInDistinctShards(new HoldLayout(loadConfig().holds.shards));
 
 const config = loadConfig();
 
@@ -34,10 +37,7 @@ async function withRetries<R extends { ok: boolean }>(
 ): Promise<{ result: R; attempts: number }> {
   let result!: R;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    const lock = await kit.locks.acquire(
-      seatIds.map((s) => `seat:{${eventId}}:${s}`),
-      { leaseMs: 5_000 },
-    );
+    const lock = await kit.locks.acquire(kit.store.layout.seatLockKeys(eventId, seatIds), { leaseMs: 5_000 });
     try {
       result = await write(lock.fencingToken);
     } finally {
@@ -81,13 +81,13 @@ describe('HoldStore fencing after Redis lost data', () => {
   });
   afterAll(() => kit.redis.quit());
   beforeEach(async () => {
-    eventId = randomUUID();
-    counter = kit.locks.fenceKey(`{${eventId}}`);
+    eventId = newEventId();
+    counter = kit.locks.fenceKey(kit.store.layout.tagOf(kit.store.layout.shardOf(eventId)));
     await kit.redis.set(counter, 1000); // a thousand seat changes happened on this event before
   });
 
   it('counter lost after a write with token 1001: owner and next customer recover after at most one refusal (issue 9 #6)', async () => {
-    const lock = await kit.locks.acquire(`seat:{${eventId}}:S-1`, { leaseMs: 5_000 });
+    const lock = await kit.locks.acquire(kit.store.layout.seatLockKeys(eventId, ['S-1']), { leaseMs: 5_000 });
     expect(lock.fencingToken).toBe(1001);
     const hold = await created(kit, eventId, ['S-1', 'S-2'], 'alice', lock.fencingToken);
     const gone = await created(kit, eventId, ['S-3'], 'carol', lock.fencingToken);
@@ -123,7 +123,7 @@ describe('HoldStore fencing after Redis lost data', () => {
   });
 
   it('counter lost: the owner of a hold can still confirm after retrying', async () => {
-    const lock = await kit.locks.acquire(`seat:{${eventId}}:T-1`, { leaseMs: 5_000 });
+    const lock = await kit.locks.acquire(kit.store.layout.seatLockKeys(eventId, ['T-1']), { leaseMs: 5_000 });
     const hold = await created(kit, eventId, ['T-1'], 'alice', lock.fencingToken);
     await lock.release();
     await kit.redis.del(counter);
@@ -160,8 +160,13 @@ describe('HoldStore fencing after Redis lost data', () => {
     afterAll(() => priv?.stop());
 
     it('a writer paused across a FLUSHALL cannot poison the seats for everyone after it', async () => {
-      await priv.client.set(fresh.locks.fenceKey(`{${eventId}}`), 1000);
-      const paused = await fresh.locks.acquire(`seat:{${eventId}}:V-1`, { leaseMs: 5_000 });
+      await priv.client.set(
+        fresh.locks.fenceKey(fresh.store.layout.tagOf(fresh.store.layout.shardOf(eventId))),
+        1000,
+      );
+      const paused = await fresh.locks.acquire(fresh.store.layout.seatLockKeys(eventId, ['V-1']), {
+        leaseMs: 5_000,
+      });
       expect(paused.fencingToken).toBe(1001);
       await priv.client.flushall(); // counter, holds and the paused writer's lock key are gone
 

@@ -4,14 +4,16 @@
  * away from a live hold; that hold's extend, confirm, release, abandon and expiry must then leave the seat
  * BOOKED, never turn it back into HELD or AVAILABLE.
  */
-import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
 import { eventually } from '../../../../../test/support/eventually';
 import { HoldIds } from './hold-ids';
-import { eventKeys } from './hold-keys';
 import { HoldStore } from './hold.store';
+import { eventIdsInDistinctShards } from '../../../../../test/support/shard-events';
+import { HoldLayout } from './hold-keys';
+
+const newEventId = eventIdsInDistinctShards(new HoldLayout(loadConfig().holds.shards));
 
 let redis: Redis;
 let locks: DistributedLockService;
@@ -26,7 +28,7 @@ afterAll(() => redis.quit());
 
 /** A fencing token drawn the way the service draws it: by taking (and here at once releasing) a seat lock. */
 async function token(eventId: string): Promise<number> {
-  const lock = await locks.acquire(`seat:{${eventId}}:any`, { leaseMs: 5_000 });
+  const lock = await locks.acquire(store.layout.seatLockKeys(eventId, ['any']), { leaseMs: 5_000 });
   await lock.release();
   return lock.fencingToken;
 }
@@ -63,7 +65,9 @@ const beginConfirm = async (holdId: string, eventId: string, timeoutMs = 60_000)
 
 const states = async (eventId: string) => Object.fromEntries(await store.seatStates(eventId));
 const outboxSeats = async (eventId: string) =>
-  (await redis.xrange(eventKeys(eventId).outbox, '-', '+')).map(([, f]) => f[f.indexOf('seatId') + 1]);
+  (await redis.xrange(store.eventOutboxKey(eventId), '-', '+'))
+    .filter(([, f]) => f[f.indexOf('eventId') + 1] === eventId)
+    .map(([, f]) => f[f.indexOf('seatId') + 1]);
 
 /** Waits on Redis's clock (the store's only clock) until `atMs` has passed. */
 async function untilRedisTimePasses(atMs: number): Promise<void> {
@@ -80,7 +84,7 @@ async function untilRedisTimePasses(atMs: number): Promise<void> {
 describe('HoldStore seat ownership', () => {
   let eventId: string;
   beforeEach(() => {
-    eventId = randomUUID();
+    eventId = newEventId();
   });
 
   it('hold, markBooked, extend, release: the booked seat stays BOOKED (issue 9 #5)', async () => {
@@ -143,7 +147,7 @@ describe('HoldStore seat ownership', () => {
     const h = await hold(eventId, ['E-1', 'E-2', 'E-3'], { ttlMs: 50 });
     await store.markBooked(eventId, ['E-2']);
     await untilRedisTimePasses(h.expireAtMs);
-    const swept = await store.sweepEvent(eventId, 100);
+    const swept = await store.sweepShard(store.layout.shardOf(eventId), 100);
     expect(swept).toMatchObject({ expiredHolds: 1, expiredSeats: 2 });
     expect(await states(eventId)).toEqual({ 'E-2': 'BOOKED' });
     expect((await outboxSeats(eventId)).sort()).toEqual(['E-1', 'E-3']);
@@ -154,7 +158,7 @@ describe('HoldStore seat ownership', () => {
     const booked = await hold(eventId, ['F-1', 'F-2']);
     expect((await beginConfirm(booked.holdId, eventId)).ok).toBe(true);
     // Redis loses F-2's entry (eviction, a partial restore): bob holds the seat in the meantime
-    await redis.hdel(eventKeys(eventId).seats, 'F-2');
+    await redis.hdel(store.layout.eventKeys(eventId).seats, 'F-2');
     const bob = await hold(eventId, ['F-2', 'F-3'], { user: 'bob' });
     // alice's booking committed in PostgreSQL (unique per seat): finishing it marks both seats BOOKED
     const done = await store.finishConfirm({ holdId: booked.holdId, orderId: 'o-1' });
@@ -175,7 +179,7 @@ describe('HoldStore seat ownership', () => {
     const fence = h.fencingToken;
     expect(await store.markBooked(eventId, ['G-1', 'G-2'])).toBe(2);
     expect(await store.markBooked(eventId, ['G-1', 'G-2'])).toBe(0);
-    const raw = await redis.hget(eventKeys(eventId).seats, 'G-1');
+    const raw = await redis.hget(store.layout.eventKeys(eventId).seats, 'G-1');
     expect(raw?.endsWith(`|${fence}`)).toBe(true);
   });
 });

@@ -2,13 +2,15 @@
  * The hold store against a real Redis: every script's success and refusal paths, lazy expiry, the
  * outbox records, fencing, and concurrent sweeps. Keys live under this file's own REDIS_KEY_PREFIX.
  */
-import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
 import { HoldIds } from './hold-ids';
-import { eventKeys } from './hold-keys';
 import { HoldStore } from './hold.store';
+import { eventIdsInDistinctShards } from '../../../../../test/support/shard-events';
+import { HoldLayout } from './hold-keys';
+
+const newEventId = eventIdsInDistinctShards(new HoldLayout(loadConfig().holds.shards));
 
 const config = loadConfig();
 let redis: Redis;
@@ -42,22 +44,25 @@ function hold(
 }
 
 async function outbox(eventId: string) {
-  const entries = await redis.xrange(eventKeys(eventId).outbox, '-', '+');
-  return entries.map(([, fields]) => {
-    const o: Record<string, string> = {};
-    for (let i = 0; i < fields.length; i += 2) {
-      o[fields[i]] = fields[i + 1];
-    }
-    return o;
-  });
+  // the shard's stream: this event's records only
+  const entries = await redis.xrange(store.eventOutboxKey(eventId), '-', '+');
+  return entries
+    .map(([, fields]) => {
+      const o: Record<string, string> = {};
+      for (let i = 0; i < fields.length; i += 2) {
+        o[fields[i]] = fields[i + 1];
+      }
+      return o;
+    })
+    .filter((o) => o.eventId === eventId);
 }
 
 describe('HoldStore', () => {
   let eventId: string;
   beforeEach(async () => {
-    eventId = randomUUID();
+    eventId = newEventId();
     // the tokens these tests pass (1..100) count as issued: the seat lock's counter is past them
-    await redis.set(locks.fenceKey(`{${eventId}}`), 100);
+    await redis.set(locks.fenceKey(store.layout.tagOf(store.layout.shardOf(eventId))), 100);
   });
 
   it('holds free seats all-or-none and reports each conflicting seat', async () => {
@@ -109,7 +114,7 @@ describe('HoldStore', () => {
     });
     expect(Number(records[0].expireAt)).toBe(old.hold.expireAtMs);
     // the sweeper finds nothing left to do for the old hold
-    const swept = await store.sweepEvent(eventId, 100);
+    const swept = await store.sweepShard(store.layout.shardOf(eventId), 100);
     expect(swept.expiredSeats).toBe(0);
     expect(await outbox(eventId)).toHaveLength(2);
   });
@@ -219,7 +224,7 @@ describe('HoldStore', () => {
     });
     expect(begun.ok && begun.hold.status).toBe('CONFIRMING');
     await sleep(60);
-    const swept = await store.sweepEvent(eventId, 100);
+    const swept = await store.sweepShard(store.layout.shardOf(eventId), 100);
     expect(swept.expiredSeats).toBe(0);
     expect((await store.seatStates(eventId)).get('H-1')).toBe('HELD');
     expect((await hold(eventId, ['H-1'], { user: 'bob', fence: 3 })).ok).toBe(false);
@@ -282,10 +287,10 @@ describe('HoldStore', () => {
       confirmTimeoutMs: 1000,
     });
     await sleep(1050);
-    const swept = await store.sweepEvent(eventId, 100);
+    const swept = await store.sweepShard(store.layout.shardOf(eventId), 100);
     expect(swept.stuckConfirming).toEqual([r.hold.holdId]);
     // reported once, then again only after the recheck delay
-    expect((await store.sweepEvent(eventId, 100)).stuckConfirming).toEqual([]);
+    expect((await store.sweepShard(store.layout.shardOf(eventId), 100)).stuckConfirming).toEqual([]);
     const abandoned = await store.abandonConfirm({ holdId: r.hold.holdId });
     expect(abandoned.ok && abandoned.hold.status).toBe('EXPIRED');
     expect((await outbox(eventId)).map((o) => o.seatId)).toEqual(['J-1']);
@@ -300,7 +305,9 @@ describe('HoldStore', () => {
     await sleep(60);
     let totalSeats = 0;
     for (let round = 0; round < 10; round++) {
-      const results = await Promise.all([1, 2, 3, 4].map(() => store.sweepEvent(eventId, 37)));
+      const results = await Promise.all(
+        [1, 2, 3, 4].map(() => store.sweepShard(store.layout.shardOf(eventId), 37)),
+      );
       totalSeats += results.reduce((n, r) => n + r.expiredSeats, 0);
       if (results.every((r) => !r.more)) {
         break;
@@ -310,7 +317,7 @@ describe('HoldStore', () => {
     const records = await outbox(eventId);
     expect(records).toHaveLength(400);
     expect(new Set(records.map((r) => r.seatId)).size).toBe(400);
-    expect(await redis.zcard(eventKeys(eventId).due)).toBe(0);
+    expect(await redis.zcard(store.layout.eventKeys(eventId).due)).toBe(0);
   });
 
   it('leaves an extended hold alone when the sweeper reads its old position in the index', async () => {
@@ -326,7 +333,7 @@ describe('HoldStore', () => {
       fencingToken: 2,
     });
     await sleep(50);
-    expect((await store.sweepEvent(eventId, 10)).expiredSeats).toBe(0);
+    expect((await store.sweepShard(store.layout.shardOf(eventId), 10)).expiredSeats).toBe(0);
     expect((await store.seatStates(eventId)).get('L-1')).toBe('HELD');
   });
 

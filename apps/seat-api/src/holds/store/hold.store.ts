@@ -4,7 +4,7 @@ import { DistributedLockService } from '@app/distributed-lock';
 import { REDIS_CLIENT } from '@app/redis';
 import Redis from 'ioredis';
 import { HoldIds } from './hold-ids';
-import { EVENTS_KEY, eventKeyList, eventKeys } from './hold-keys';
+import { HoldLayout } from './hold-keys';
 import {
   CreateHoldResult,
   HoldRecord,
@@ -33,7 +33,6 @@ const SCRIPTS = {
   holdBeginConfirm: BEGIN_CONFIRM,
   holdFinishConfirm: FINISH_CONFIRM,
   holdAbandonConfirm: ABANDON_CONFIRM,
-  holdSweep: SWEEP,
   holdSeatStates: SEAT_STATES,
   holdMarkBooked: MARK_BOOKED,
 } as const;
@@ -44,31 +43,45 @@ type ScriptRunner = (...args: (string | number)[]) => Promise<unknown>;
 
 /** How long a CONFIRMING hold past its deadline waits before the sweeper reports it again. */
 const STUCK_RECHECK_MS = 5000;
+/** Old events whose keys one sweep step deletes at most (each UNLINK is freed off the main thread). */
+const MAX_EVENTS_REMOVED_PER_STEP = 20;
+/** An event past its retention that still has a live hold is looked at again after this long. */
+const EVENT_RECHECK_MS = 60_000;
 
 /**
- * The seat holds of every event, in Redis. Each method is one Lua script (one round trip) over the six
- * keys of one event plus the fencing counter of its seat locks and the event's seat-map meta and change
- * log (same hash tag), so every multi-step change, its record for seat-map readers included, is atomic
- * and works on Redis Cluster. This class owns the key layout and the scripts; nothing
- * else in the service touches these keys. The counter's key comes from the lock service that issues the
- * tokens (both use the one Redis client, so its keyPrefix applies to both alike).
+ * The seat holds of every event, in Redis, laid out on shards (hold-keys.ts). Each method is one Lua
+ * script (one round trip) over the keys of one event, its shard's outbox and indexes and the fencing
+ * counter of its seat locks (one hash tag: the shard's), so every multi-step change, its record for
+ * seat-map readers included, is atomic and works on Redis Cluster. This class owns the key layout and
+ * the scripts; nothing else in the service touches these keys. The counter's key comes from the lock
+ * service that issues the tokens (both use the one Redis client, so its keyPrefix applies to both alike).
  */
 @Injectable()
 export class HoldStore {
+  readonly layout: HoldLayout;
   private readonly retentionMs: number;
-  private readonly run: Record<ScriptName, ScriptRunner>;
+  private readonly eventRetentionMs: number;
+  private readonly run: Record<ScriptName | 'holdSweepShard', ScriptRunner>;
 
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: Redis,
     config: AppConfig,
     private readonly locks: DistributedLockService,
   ) {
+    this.layout = new HoldLayout(config.holds.shards);
     this.retentionMs = config.holds.retentionSeconds * 1000;
-    const runners = {} as Record<ScriptName, ScriptRunner>;
-    for (const [name, lua] of Object.entries(SCRIPTS) as [ScriptName, string][]) {
+    this.eventRetentionMs = config.holds.eventRetentionSeconds * 1000;
+    const runners = {} as Record<ScriptName | 'holdSweepShard', ScriptRunner>;
+    const scripts: [ScriptName | 'holdSweepShard', string, number][] = [
+      ...(Object.entries(SCRIPTS) as [ScriptName, string][]).map(
+        ([name, lua]) => [name, lua, 11] as [ScriptName, string, number],
+      ),
+      ['holdSweepShard', SWEEP, 12],
+    ];
+    for (const [name, lua, numberOfKeys] of scripts) {
       // ioredis sends EVALSHA and falls back to EVAL after a SCRIPT FLUSH or a Redis restart.
       if (!(name in redis)) {
-        redis.defineCommand(name, { numberOfKeys: 9, lua: holdScript(lua) });
+        redis.defineCommand(name, { numberOfKeys, lua: holdScript(lua) });
       }
       const fn = (redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[name];
       runners[name] = (...args) => fn.call(redis, ...args);
@@ -196,7 +209,7 @@ export class HoldStore {
 
   /** Which of these seats are taken right now, read without any lock (see seat-conflicts.ts). */
   seatConflicts(eventId: string, seatIds: readonly string[]): Promise<SeatConflict[]> {
-    return readSeatConflicts(this.redis, eventId, seatIds);
+    return readSeatConflicts(this.redis, this.layout.eventKeys(eventId), seatIds);
   }
 
   /** Seats that are HELD or BOOKED right now; every other seat of the event is AVAILABLE. */
@@ -218,32 +231,71 @@ export class HoldStore {
     return changed;
   }
 
-  /** One bounded sweep step for one event (see lua/sweep.lua.ts). */
-  async sweepEvent(eventId: string, batchSize: number): Promise<SweepResult> {
-    const r = (await this.runScript('holdSweep', eventId, [batchSize, STUCK_RECHECK_MS])) as (
-      number | string
-    )[];
+  /**
+   * One bounded sweep step for one shard (see lua/sweep.lua.ts): due holds of its events expired, ended
+   * holds past retention forgotten, events past their retention with no live hold removed.
+   */
+  async sweepShard(shard: number, batchSize: number): Promise<SweepResult> {
+    const k = this.layout.shardKeys(shard);
+    const r = (await this.run.holdSweepShard(
+      // per-event positions: placeholders in the shard's slot (the script points them at each event)
+      k.due,
+      k.due,
+      k.due,
+      k.due,
+      k.outbox,
+      k.due,
+      this.locks.fenceKey(this.layout.tagOf(shard)),
+      k.due,
+      k.due,
+      k.due,
+      k.gc,
+      k.events,
+      '',
+      '',
+      this.retentionMs,
+      batchSize,
+      STUCK_RECHECK_MS,
+      MAX_EVENTS_REMOVED_PER_STEP,
+      EVENT_RECHECK_MS,
+    )) as (number | string)[];
     return {
       expiredHolds: Number(r[0]),
       expiredSeats: Number(r[1]),
       forgottenHolds: Number(r[2]),
-      more: Number(r[3]) === 1,
-      stuckConfirming: r.slice(4).map(String),
+      removedEvents: Number(r[3]),
+      more: Number(r[4]) === 1,
+      stuckConfirming: r.slice(5).map(String),
     };
   }
 
-  async registerEvent(eventId: string): Promise<void> {
+  /**
+   * Enters the event in its shard's events index with retain-until = start + HOLD_EVENT_RETENTION_SECONDS:
+   * past it, once no hold is live, the shard's sweep removes the event's keys. Idempotent.
+   */
+  async registerEvent(eventId: string, startsAt: Date): Promise<void> {
     HoldIds.prefixOf(eventId);
-    await this.redis.sadd(EVENTS_KEY, eventId);
+    const until = startsAt.getTime() + this.eventRetentionMs;
+    await this.redis.zadd(this.layout.shardKeys(this.layout.shardOf(eventId)).events, until, eventId);
   }
 
-  async listEvents(): Promise<string[]> {
-    return this.redis.smembers(EVENTS_KEY);
+  /** The event's retain-until (ms) in its shard's index, or null when it is not registered. */
+  async retainUntil(eventId: string): Promise<number | null> {
+    const score = await this.redis.zscore(
+      this.layout.shardKeys(this.layout.shardOf(eventId)).events,
+      eventId,
+    );
+    return score === null ? null : Number(score);
   }
 
-  /** The outbox stream key of an event, without the client's keyPrefix (ioredis adds it). */
-  outboxKey(eventId: string): string {
-    return eventKeys(eventId).outbox;
+  /** The outbox stream key of a shard, without the client's keyPrefix (ioredis adds it). */
+  outboxKey(shard: number): string {
+    return this.layout.shardKeys(shard).outbox;
+  }
+
+  /** The outbox stream key of the shard an event belongs to. */
+  eventOutboxKey(eventId: string): string {
+    return this.outboxKey(this.layout.shardOf(eventId));
   }
 
   private async holdCommand<E extends string>(
@@ -275,13 +327,22 @@ export class HoldStore {
   }
 
   private runScript(script: ScriptName, eventId: string, args: (string | number)[]): Promise<unknown> {
-    const { meta, changes } = eventKeys(eventId);
+    const shard = this.layout.shardOf(eventId);
+    const e = this.layout.eventKeys(eventId);
+    const k = this.layout.shardKeys(shard);
     return this.run[script](
-      ...eventKeyList(eventId),
-      // the seat locks' tag is the event id (seat:{<eventId>}:<seatId>): their counter is this one
-      this.locks.fenceKey(`{${eventId}}`),
-      meta,
-      changes,
+      e.seats,
+      e.holds,
+      e.due,
+      e.users,
+      k.outbox,
+      e.gc,
+      // the seat locks' tag is the shard's (seat:{s<k>}:<eventId>:<seatId>): their counter is this one
+      this.locks.fenceKey(this.layout.tagOf(shard)),
+      e.meta,
+      e.changes,
+      k.due,
+      k.gc,
       eventId,
       HoldIds.prefixOf(eventId),
       this.retentionMs,

@@ -81,6 +81,8 @@ export interface SweepResult {
   expiredHolds: number;
   expiredSeats: number;
   forgottenHolds: number;
+  /** Events past their retention with no live hold whose keys were deleted. */
+  removedEvents: number;
   /** CONFIRMING holds past their confirm deadline: the reconciler checks PostgreSQL for them. */
   stuckConfirming: string[];
   /** True when the batch was full: more may be due right now. */

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { REDIS_CLIENT } from '@app/redis';
 import Redis from 'ioredis';
-import { eventKeys } from './hold-keys';
+import { AppConfig } from '@app/config';
+import { HoldLayout } from './hold-keys';
 import { SEAT_MAP_CHANGES, SEAT_MAP_SCAN, SEAT_MAP_SET_COUNTS } from './lua/seat-map.lua';
 
 /**
@@ -42,14 +43,16 @@ type Runner = (...args: (string | number)[]) => Promise<unknown>;
 
 /**
  * Read side of the seat-map change log (the hold scripts write it, lua/change-log.lua.ts): what seat-map
- * snapshots use instead of reading every seat. Each method is one small script on one event's keys (one
- * hash tag, so it works on Redis Cluster).
+ * snapshots use instead of reading every seat. Each method is one small script on one event's keys (its
+ * shard's hash tag, so it works on Redis Cluster).
  */
 @Injectable()
 export class SeatChangeLog {
   private readonly run: Record<'changes' | 'scan' | 'setCounts', Runner>;
+  private readonly layout: HoldLayout;
 
-  constructor(@Inject(REDIS_CLIENT) redis: Redis) {
+  constructor(@Inject(REDIS_CLIENT) redis: Redis, config: AppConfig) {
+    this.layout = new HoldLayout(config.holds.shards);
     const scripts = {
       seatMapChanges: SEAT_MAP_CHANGES,
       seatMapScan: SEAT_MAP_SCAN,
@@ -102,7 +105,7 @@ export class SeatChangeLog {
   }
 
   private keys(eventId: string): string[] {
-    const k = eventKeys(eventId);
+    const k = this.layout.eventKeys(eventId);
     return [k.meta, k.changes, k.seats, k.holds];
   }
 }

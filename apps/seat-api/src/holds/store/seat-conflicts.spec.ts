@@ -2,13 +2,16 @@
  * The lock-free read a busy seat lock answers with (HoldStore.seatConflicts): the same conflicts, by the
  * same rule, as the hold script's own refusal, and nothing written. Against a real Redis.
  */
-import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
 import { eventually } from '../../../../../test/support/eventually';
 import { HoldIds } from './hold-ids';
 import { HoldStore } from './hold.store';
+import { eventIdsInDistinctShards } from '../../../../../test/support/shard-events';
+import { HoldLayout } from './hold-keys';
+
+const newEventId = eventIdsInDistinctShards(new HoldLayout(loadConfig().holds.shards));
 
 const config = loadConfig();
 let redis: Redis;
@@ -23,8 +26,8 @@ beforeAll(() => {
 });
 afterAll(() => redis.quit());
 beforeEach(async () => {
-  eventId = randomUUID();
-  await redis.set(locks.fenceKey(`{${eventId}}`), 100); // tokens 1..100 count as issued
+  eventId = newEventId();
+  await redis.set(locks.fenceKey(store.layout.tagOf(store.layout.shardOf(eventId))), 100); // tokens 1..100 count as issued
 });
 
 async function hold(seatIds: string[], o: { user?: string; ttlMs?: number; fence?: number } = {}) {

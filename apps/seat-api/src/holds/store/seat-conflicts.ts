@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import { eventKeys } from './hold-keys';
+import type { EventKeys } from './hold-keys';
 import type { SeatConflict } from './hold.types';
 
 /**
@@ -45,13 +45,13 @@ type Reader = Record<typeof COMMAND, (...args: string[]) => Promise<[string, Sea
 /** One EVALSHA (ioredis falls back to EVAL after a SCRIPT FLUSH). Defined on the client at first use. */
 export async function readSeatConflicts(
   redis: Redis,
-  eventId: string,
+  keys: Pick<EventKeys, 'seats' | 'holds'>,
   seatIds: readonly string[],
 ): Promise<SeatConflict[]> {
   if (!(COMMAND in redis)) {
     redis.defineCommand(COMMAND, { numberOfKeys: 2, lua: SEAT_CONFLICTS });
   }
-  const { seats, holds } = eventKeys(eventId);
+  const { seats, holds } = keys;
   const reply = await (redis as unknown as Reader)[COMMAND](seats, holds, ...seatIds);
   return reply.map(([seatId, reason]) => ({ seatId, reason }));
 }

@@ -28,6 +28,11 @@ local K_META, K_CHANGES = KEYS[8], KEYS[9]
 -- seatId -> state letter before this script, seatId -> {letter, hid, expireAt} after, write order; hid -> status
 local CL_BEFORE, CL_AFTER, CL_ORDER, CL_STATUS = {}, {}, {}, {}
 
+-- The shard sweep records each event it visits on its own (its meta and log), then starts afresh.
+local function cl_reset()
+  CL_BEFORE, CL_AFTER, CL_ORDER, CL_STATUS = {}, {}, {}, {}
+end
+
 local function cl_seen(seatId, state)
   if CL_BEFORE[seatId] == nil then CL_BEFORE[seatId] = state end
 end

@@ -30,7 +30,7 @@ if not fence_ok(highest, token) then return { 'STALE_FENCING_TOKEN', view(h) } e
 h.status, h.order, h.fence, h.deadline = 'CONFIRMING', order, token, NOW + timeout
 for _, s in ipairs(h.seats) do set_seat(s, 'H', h.hid, h.deadline, token) end
 save(h)
-redis.call('ZADD', K_DUE, h.deadline, h.hid)
+due_add(h.deadline, h.hid)
 return { 'OK', view(h) }
 `;
 
@@ -77,6 +77,6 @@ for _, s in ipairs(held_seats(h)) do
   set_seat(s, 'H', h.hid, h.expire, fence)
 end
 save(h)
-redis.call('ZADD', K_DUE, h.expire, h.hid)
+due_add(h.expire, h.hid)
 return { 'OK', view(h) }
 `;

@@ -49,7 +49,7 @@ local h = { hid = hid, user = user, status = 'ACTIVE', seats = seats, created = 
 if h.expire > h.max then h.expire = h.max end
 for _, s in ipairs(seats) do set_seat(s, 'H', hid, h.expire, token) end
 save(h)
-redis.call('ZADD', K_DUE, h.expire, hid)
+due_add(h.expire, hid)
 live[#live + 1] = hid
 redis.call('HSET', K_USERS, user, table.concat(live, ','))
 return { 'OK', view(h) }

@@ -21,6 +21,6 @@ if not fence_ok(highest, token) then return { 'STALE_FENCING_TOKEN', view(h) } e
 for _, s in ipairs(h.seats) do set_seat(s, 'H', h.hid, expire, token) end
 h.expire, h.ext, h.fence = expire, h.ext + 1, token
 save(h)
-redis.call('ZADD', K_DUE, expire, h.hid)
+due_add(expire, h.hid)
 return { 'OK', view(h) }
 `;

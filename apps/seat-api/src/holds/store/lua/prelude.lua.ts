@@ -1,12 +1,17 @@
 import { CHANGE_LOG_WRITE, CHANGE_TRACKING } from './change-log.lua';
 
 /**
- * Shared head of every hold script. KEYS are always the six keys of one event (see hold-keys.ts) and,
- * as KEYS[7], the fencing counter the event's seat locks draw their tokens from (same hash tag);
- * ARGV[1] = event id, ARGV[2] = public hold-id prefix of the event, ARGV[3] = retention ms of ended holds.
- * Script-specific arguments start at ARGV[4]. KEYS[8] and KEYS[9] are the event's seat-map meta and change
- * log: seat(), set_seat() and save() note every change, and log_changes() records them once the script
- * body is done (change-log.lua.ts; hold-script.ts runs it after every script).
+ * Shared head of every hold script. KEYS: [1] seats, [2] holds, [3] due, [4] users of one event, [5] the
+ * outbox stream of its shard, [6] the event's gc, [7] the fencing counter its seat locks draw from (the
+ * shard's), [8] meta and [9] changes of the event (the seat-map log), [10] due and [11] gc of the shard:
+ * all under the shard's hash tag (see hold-keys.ts), so one slot. ARGV[1] = event id, ARGV[2] = public
+ * hold-id prefix of the event, ARGV[3] = retention ms of ended holds; script-specific arguments start at
+ * ARGV[4]. seat(), set_seat() and save() note every change, and log_changes() records them once the
+ * script body is done (change-log.lua.ts; hold-script.ts runs it after every script).
+ *
+ * The shard sweep (sweep.lua.ts) visits several events in one call: use_event() points the per-event
+ * K_* variables (upvalues of every function here) and EVENT_ID / ID_PREFIX at another event of the shard,
+ * building its key names from the shard's own key: same hash tag, hence the same slot as the declared keys.
  *
  * Time is Redis TIME, read once per script: every instance agrees on "now" whatever its own clock says.
  * A hold record is a cmsgpack array:
@@ -14,11 +19,28 @@ import { CHANGE_LOG_WRITE, CHANGE_TRACKING } from './change-log.lua';
  */
 export const PRELUDE = `
 local K_SEATS, K_HOLDS, K_DUE, K_USERS, K_OUTBOX, K_GC = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-local K_FENCE = KEYS[7]
+local K_FENCE, K_SDUE, K_SGC = KEYS[7], KEYS[10], KEYS[11]
 local EVENT_ID, ID_PREFIX, RETENTION = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local t = redis.call('TIME')
 local NOW = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 ${CHANGE_TRACKING}
+-- The event's keys from the shard's: "<prefix>hold:{s<k>}:due" -> "<prefix>hold:{s<k>}:<eventId>:seats"...
+-- Same {s<k>} tag as the shard keys this script declared: the same Cluster slot.
+local SHARD_BASE = string.sub(K_SDUE, 1, -4)
+local function use_event(eventId)
+  local base = SHARD_BASE .. eventId .. ':'
+  K_SEATS, K_HOLDS, K_DUE, K_USERS = base .. 'seats', base .. 'holds', base .. 'due', base .. 'users'
+  K_GC, K_META, K_CHANGES = base .. 'gc', base .. 'meta', base .. 'changes'
+  EVENT_ID, ID_PREFIX = eventId, (string.gsub(eventId, '-', ''))
+end
+
+-- Every entry into the event's due index also lowers the event's entry in the shard's (ZADD LT adds a
+-- missing member): the shard sweep finds the event no later than its first due hold.
+local function due_add(score, hid)
+  redis.call('ZADD', K_DUE, score, hid)
+  redis.call('ZADD', K_SDUE, 'LT', score, EVENT_ID)
+end
+
 local function load(hid)
   local raw = redis.call('HGET', K_HOLDS, hid)
   if not raw then return nil end
@@ -129,6 +151,7 @@ local function finish(h, status)
   save(h)
   redis.call('ZREM', K_DUE, h.hid)
   redis.call('ZADD', K_GC, NOW + RETENTION, h.hid)
+  redis.call('ZADD', K_SGC, 'LT', NOW + RETENTION, EVENT_ID)
   drop_user_hold(h.user, h.hid)
 end
 
