@@ -3,6 +3,8 @@
  *   1. Redis bytes per held seat, many holds (issue #6 item 5; target <= 256 B)
  *   2. one sweep with nothing due: 10,000 vs LARGE active holds (must stay flat; item 3)
  *   3. sweeping 100,000 holds due in the same second: time until all seats are freed and recorded
+ *   4. one sweeper tick over every shard with nothing due: 1 event vs EVENTS events each holding a seat
+ *      (issue 10: background work O(shards + due), never O(events))
  * Run: npm run bench:store   (BENCH_LARGE=1000000 by default; lower it for a quick look)
  */
 import 'reflect-metadata';
@@ -16,6 +18,7 @@ import { table, writeReport } from '../support/report';
 const LARGE = Number(process.env.BENCH_LARGE ?? 1_000_000);
 const SMALL = 10_000;
 const DUE = Number(process.env.BENCH_DUE ?? 100_000);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
 const config = loadConfig({
   AUTH_JWT_SECRET: 'bench-secret-0123456789',
   HOLD_RETENTION_SECONDS: '86400',
@@ -161,6 +164,53 @@ async function main(): Promise<void> {
     );
     console.log(`\nSweeping ${DUE} holds due in the same second (one sweeper, batch 500)\n${due}`);
     sections.push(`## Sweeping ${DUE} holds due in the same second`, '', due, '');
+    await redis.client.flushall();
+
+    // 4. a whole sweeper tick (every shard, as one instance owning all of them) with nothing due
+    const tick = async () => {
+      const t = performance.now();
+      for (const shard of store.layout.all()) {
+        await store.sweepShard(shard, 500);
+      }
+      return performance.now() - t;
+    };
+    const holdOne = (eventId: string) =>
+      store.createHold({
+        eventId,
+        holdId: HoldIds.generate(eventId),
+        userId: 'u',
+        seatIds: ['S1'],
+        ttlMs: 3_600_000,
+        maxLifetimeMs: 7_200_000,
+        maxSeatsPerUser: 10,
+        fencingToken: 0,
+      });
+    const tickRows: (string | number)[][] = [];
+    const medians: number[] = [];
+    for (const events of [1, EVENTS]) {
+      for (let i = 0; i < events; i += 1000) {
+        await Promise.all(
+          Array.from({ length: Math.min(1000, events - i) }, () => {
+            const eventId = randomUUID();
+            return store.registerEvent(eventId, new Date()).then(() => holdOne(eventId));
+          }),
+        );
+      }
+      const runs: number[] = [];
+      for (let r = 0; r < 50; r++) {
+        runs.push(await tick());
+      }
+      runs.sort((a, b) => a - b);
+      medians.push(percentile(runs, 50));
+      tickRows.push([events, percentile(runs, 50).toFixed(2), percentile(runs, 99).toFixed(2)]);
+      await redis.client.flushall();
+    }
+    const ticks = table(['events, each holding a seat', 'tick p50 ms', 'tick p99 ms'], tickRows);
+    const tickRatio = (medians[1] / medians[0]).toFixed(2);
+    console.log(
+      `\nOne sweeper tick over ${store.layout.shards} shards, nothing due (50 runs each)\n${ticks}\nratio p50: ${tickRatio}`,
+    );
+    sections.push('## One sweeper tick with nothing due', '', ticks, '', `Ratio of p50: ${tickRatio}`, '');
   } finally {
     await redis.stop();
   }

@@ -17,6 +17,7 @@ import { eventually, TopicProbe } from '../support/kafka-probe';
 import { PrivateKafka } from '../support/private-kafka';
 import { createSeatApi } from '../../apps/seat-api/src/bootstrap/create-app';
 import { Api, createEvent, startApi } from '../support/seat-api';
+import { testRedisClient } from '../support/test-redis';
 
 jest.setTimeout(240_000);
 
@@ -36,7 +37,7 @@ beforeAll(async () => {
     OUTBOX_CLAIM_IDLE_MS: '1000',
     HOLD_SHARD_LEASE_MS: '2000',
   });
-  redis = new Redis(process.env.REDIS_URL!, { keyPrefix: process.env.REDIS_KEY_PREFIX });
+  redis = testRedisClient({ keyPrefix: process.env.REDIS_KEY_PREFIX });
   eventId = await createEvent(api, 2, 50);
 });
 afterAll(async () => {
@@ -254,6 +255,7 @@ it('relay consumers do not pile up: an instance deletes its own on shutdown, idl
   api.app.get(SchedulerRegistry).deleteInterval(SHARD_INTERVAL);
   await ownership.releaseAll();
   const second = await createSeatApi(); // same Redis prefix and schema
+  await second.init(); // its shard ownership starts
   // both relays run only when told to
   for (const timers of [api.app.get(SchedulerRegistry), second.get(SchedulerRegistry)]) {
     if (timers.doesExist('interval', 'outbox-relay')) {

@@ -11,6 +11,7 @@ import { HoldIds, HoldStore } from '../../apps/seat-api/src/holds/store';
 import { confirmHold, holdSeats } from '../support/confirm-agreement';
 import { eventually } from '../support/eventually';
 import { Api, createEvent, startApi } from '../support/seat-api';
+import { testRedisClient } from '../support/test-redis';
 
 let api: Api;
 let store: HoldStore;
@@ -22,7 +23,7 @@ const bookings = `${process.env.DATABASE_SCHEMA}.bookings`;
 beforeAll(async () => {
   api = await startApi({ SWEEPER_ENABLED: 'true', SWEEP_INTERVAL_MS: '200', CONFIRM_TIMEOUT_MS: '1000' });
   store = api.app.get(HoldStore);
-  redis = new Redis(process.env.REDIS_URL!); // no keyPrefix: ioredis would not prefix XINFO's key
+  redis = testRedisClient(); // no keyPrefix: ioredis would not prefix XINFO's key
   locker = new Client({ connectionString: process.env.DATABASE_URL });
   observer = new Client({ connectionString: process.env.DATABASE_URL });
   await locker.connect();

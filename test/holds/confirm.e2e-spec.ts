@@ -8,6 +8,7 @@ import { HoldStore } from '../../apps/seat-api/src/holds/store';
 import { beginConfirmThenStop } from '../support/confirm-agreement';
 import { Db, openDb } from '../support/db';
 import { Api, createEvent, startApi } from '../support/seat-api';
+import { testRedisClient } from '../support/test-redis';
 
 let api: Api;
 let db: Db;
@@ -19,7 +20,7 @@ beforeAll(async () => {
   // waiters get a definitive answer (the concurrent-confirm case), not 503 BUSY
   api = await startApi({ SEAT_LOCK_WAIT_MS: '5000' });
   db = await openDb();
-  redis = new Redis(process.env.REDIS_URL!, { keyPrefix: process.env.REDIS_KEY_PREFIX });
+  redis = testRedisClient({ keyPrefix: process.env.REDIS_KEY_PREFIX });
   eventId = await createEvent(api, 1, 10);
   alice = await api.token('alice');
 });

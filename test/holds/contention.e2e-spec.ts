@@ -1,6 +1,7 @@
 /** Flash-sale behaviour over real HTTP: one winner per seat, no shared seats, no 500s. */
 import Redis from 'ioredis';
 import { Api, createEvent, startApi } from '../support/seat-api';
+import { testRedisClient } from '../support/test-redis';
 
 let api: Api;
 let eventId: string;
@@ -58,7 +59,7 @@ describe('bad input', () => {
   };
   beforeAll(async () => {
     token = await api.token('tester');
-    redis = new Redis(process.env.REDIS_URL!);
+    redis = testRedisClient();
   });
   afterAll(() => redis.quit());
 

@@ -7,6 +7,7 @@
 import Redis from 'ioredis';
 import { HoldStore } from '../../apps/seat-api/src/holds/store';
 import { Api, createEvent, startApi } from '../support/seat-api';
+import { testRedisClient } from '../support/test-redis';
 
 let api: Api;
 let redis: Redis;
@@ -15,7 +16,7 @@ let eventId: string;
 beforeAll(async () => {
   // SEAT_LOCK_WAIT_MS is left at its default on purpose: that is what a deployment answers with
   api = await startApi({ HOLD_MAX_SEATS_PER_USER: '100' });
-  redis = new Redis(process.env.REDIS_URL!, { keyPrefix: process.env.REDIS_KEY_PREFIX });
+  redis = testRedisClient({ keyPrefix: process.env.REDIS_KEY_PREFIX });
   eventId = await createEvent(api, 4, 30);
 });
 afterAll(async () => {

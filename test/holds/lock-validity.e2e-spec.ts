@@ -9,6 +9,7 @@ import { beginConfirmThenStop, holdSeats } from '../support/confirm-agreement';
 import { eventually } from '../support/eventually';
 import { HoldStore } from '../../apps/seat-api/src/holds/store';
 import { Api, createEvent, startApi } from '../support/seat-api';
+import { testRedisClient } from '../support/test-redis';
 
 let api: Api;
 let redis: Redis;
@@ -17,7 +18,7 @@ let alice: string;
 
 beforeAll(async () => {
   api = await startApi({ SEAT_LOCK_LEASE_MS: '300', SEAT_LOCK_WAIT_MS: '2000' });
-  redis = new Redis(process.env.REDIS_URL!, { keyPrefix: process.env.REDIS_KEY_PREFIX });
+  redis = testRedisClient({ keyPrefix: process.env.REDIS_KEY_PREFIX });
   eventId = await createEvent(api, 1, 4);
   alice = await api.token('alice');
 });

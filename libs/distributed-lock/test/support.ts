@@ -1,12 +1,29 @@
-import Redis from 'ioredis';
+import Redis, { Cluster } from 'ioredis';
 import { DistributedLockModuleOptions } from '../src';
 import { DistributedLockService } from '../src/distributed-lock.service';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A client like the service's: this test file's key prefix, bounded command timeout, fail fast. */
-export async function testRedis(url = process.env.REDIS_URL!): Promise<Redis> {
-  const redis = new Redis(url, {
+export async function testRedis(url?: string): Promise<Redis> {
+  const nodes = process.env.REDIS_CLUSTER_NODES;
+  if (!url && nodes) {
+    // the cluster run (TEST_REDIS=cluster): the same client options on an ioredis Cluster
+    const cluster = new Cluster(
+      nodes.split(',').map((n) => ({ host: n.split(':')[0], port: Number(n.split(':')[1]) })),
+      {
+        lazyConnect: true,
+        keyPrefix: process.env.REDIS_KEY_PREFIX,
+        enableOfflineQueue: false,
+        scaleReads: 'master',
+        redisOptions: { commandTimeout: 1000, connectTimeout: 1000, maxRetriesPerRequest: 1 },
+      },
+    );
+    cluster.on('error', () => undefined);
+    await cluster.connect();
+    return cluster as unknown as Redis;
+  }
+  const redis = new Redis(url ?? process.env.REDIS_URL!, {
     lazyConnect: true,
     keyPrefix: process.env.REDIS_KEY_PREFIX,
     commandTimeout: 1000,

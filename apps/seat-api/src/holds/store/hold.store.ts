@@ -45,8 +45,8 @@ type ScriptRunner = (...args: (string | number)[]) => Promise<unknown>;
 const STUCK_RECHECK_MS = 5000;
 /** Old events whose keys one sweep step deletes at most (each UNLINK is freed off the main thread). */
 const MAX_EVENTS_REMOVED_PER_STEP = 20;
-/** An event past its retention that still has a live hold is looked at again after this long. */
-const EVENT_RECHECK_MS = 60_000;
+/** An event past its retention that still has a live hold is looked at again when that hold is due, at least this much later. */
+const EVENT_RECHECK_MS = 1000;
 
 /**
  * The seat holds of every event, in Redis, laid out on shards (hold-keys.ts). Each method is one Lua

@@ -8,8 +8,8 @@ import { PRELUDE } from './prelude.lua';
  * step is one atomic script on one slot whatever the number of events it visits.
  *
  * ARGV[4] batch size (holds expired or forgotten per step, over all events), [5] ms before a stuck
- * CONFIRMING hold is reported again, [6] events at most removed per step, [7] ms before an ended event
- * with a live hold is looked at again.
+ * CONFIRMING hold is reported again, [6] events at most removed per step, [7] least ms before an ended
+ * event with a live hold is looked at again (else when its last live hold is due).
  *
  *   1. due: the shard's due head (events whose earliest due time passed), then each event's own due
  *      head; each hold is re-checked against Redis time and its status, so a hold extended, released,
@@ -19,7 +19,7 @@ import { PRELUDE } from './prelude.lua';
  *   2. gc: ended holds past their retention are forgotten, the same two-level way.
  *   3. events: an event past its retain-until (start + HOLD_EVENT_RETENTION_SECONDS) with no live hold
  *      (empty due) loses all its keys (UNLINK: freed off Redis's main thread). One that still has a
- *      live hold is looked at again later.
+ *      live hold is looked at again when its last live hold is due.
  *
  * Replies {expiredHolds, expiredSeats, forgottenHolds, removedEvents, more, stuck...}.
  */
@@ -96,7 +96,11 @@ for _, ev in ipairs(redis.call('ZRANGEBYSCORE', K_SEVENTS, '-inf', NOW, 'LIMIT',
     redis.call('ZREM', K_SEVENTS, ev)
     removed = removed + 1
   else
-    redis.call('ZADD', K_SEVENTS, NOW + eventRecheck, ev)
+    -- looked at again once its last live hold is due (at least eventRecheck from now)
+    local last = redis.call('ZRANGE', K_DUE, -1, -1, 'WITHSCORES')
+    local at = NOW + eventRecheck
+    if last[2] and tonumber(last[2]) > at then at = tonumber(last[2]) end
+    redis.call('ZADD', K_SEVENTS, at, ev)
   end
 end
 
