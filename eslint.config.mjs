@@ -3,6 +3,144 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
+// ---------------------------------------------------------------------------------------------------
+// Import boundaries (issue 12), as `no-restricted-imports` patterns in the manner of Immich. ESLint does
+// not resolve paths, so each pattern is a regular expression on the import string as written: relative
+// imports name folders (`../holds/store`, `../../catalogue/catalogue.service`), which is what is matched.
+//
+// Apps and libraries: no app imports another app (shared code goes to libs/, e.g. libs/contracts), and
+// libraries never import an app.
+//
+// Feature folders of apps/seat-api/src depend one way, from the bottom up:
+//   common      shared plumbing (errors, pipes, caches, validation): imports no feature
+//   auth        -> common
+//   rate-limit  -> auth, common
+//   holds/store the Redis hold store, the shared lower layer every feature may use: imports no feature.
+//               It lives inside holds/ for now (it is being rewritten); it belongs in its own folder.
+//   catalogue   -> holds/store, rate-limit, auth, common; never the rest of holds
+//   holds       -> catalogue's public surface only (catalogue.service, catalogue.module), holds/store, ...
+//   seat-map    -> catalogue's public surface (+ catalogue/seat-cache, see below), holds/store, ...
+//   expiry      -> holds/store and the confirm rule (holds/confirm: confirm.module, confirm-settlement)
+//   health      -> the outbox's public surface (expiry/outbox: outbox.module, outbox-relay.service)
+//   seat-picker imports no feature
+// and only the composition root (app.module.ts, main.ts, bootstrap/) imports app.module or bootstrap/.
+// Specs are exempt from the folder rules (they reach into what they test), not from the app rules.
+// ---------------------------------------------------------------------------------------------------
+const SEAT_API = 'apps/seat-api/src';
+const ban = (regex, message) => ({ regex, message });
+const restrict = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+
+const NOT_CONSUMER = ban(
+  '(^|/)expiry-consumer/',
+  'No app imports another app: shared code belongs in libs/.',
+);
+const NOT_SEAT_API = ban('(^|/)seat-api/', 'No app imports another app: shared code belongs in libs/.');
+const NOT_APPS = ban('(^|/)apps/', 'Libraries never import an app: pass what they need in as options.');
+const NOT_ROOT = ban(
+  '(^|/)(app\\.module|main)$|(^|/)bootstrap/',
+  'Only the composition root (app.module.ts, main.ts, bootstrap/) imports app.module or bootstrap/.',
+);
+const folder = (name, why) => ban(`(^|/)${name}(/|$)`, why);
+const below = (who) =>
+  `${who} is lower in the feature order (see eslint.config.mjs) and must not depend on it.`;
+const NOT_UPPER = (who, names) => names.map((n) => folder(n, below(who)));
+/** holds/ except its shared hold store (and, where given, other allowed entry points). */
+const holdsExcept = (who, allowed) =>
+  ban(`(^|/)holds/(?!(${allowed.join('|')})$)`, `${who} may use holds/ only through ${allowed.join(', ')}.`);
+
+/** One config object per folder: a file gets exactly one `no-restricted-imports` (later ones replace it). */
+const seatApiFolder = (dir, patterns, ignores = []) => ({
+  files: [`${SEAT_API}/${dir}/**/*.ts`],
+  ignores: [`${SEAT_API}/**/*.spec.ts`, ...ignores],
+  rules: restrict([NOT_CONSUMER, NOT_ROOT, ...patterns]),
+});
+
+const boundaries = [
+  { files: ['apps/seat-api/**/*.ts'], rules: restrict([NOT_CONSUMER]) },
+  { files: ['apps/expiry-consumer/**/*.ts'], rules: restrict([NOT_SEAT_API]) },
+  { files: ['libs/**/*.ts'], rules: restrict([NOT_APPS]) },
+  seatApiFolder(
+    'common',
+    NOT_UPPER('common', [
+      'auth',
+      'rate-limit',
+      'holds',
+      'catalogue',
+      'seat-map',
+      'expiry',
+      'health',
+      'seat-picker',
+    ]),
+  ),
+  seatApiFolder(
+    'auth',
+    NOT_UPPER('auth', ['rate-limit', 'holds', 'catalogue', 'seat-map', 'expiry', 'health', 'seat-picker']),
+  ),
+  seatApiFolder(
+    'rate-limit',
+    NOT_UPPER('rate-limit', ['holds', 'catalogue', 'seat-map', 'expiry', 'health', 'seat-picker']),
+  ),
+  seatApiFolder('catalogue', [
+    holdsExcept('catalogue', ['store']),
+    ...NOT_UPPER('catalogue', ['seat-map', 'expiry', 'health', 'seat-picker']),
+  ]),
+  seatApiFolder(
+    'holds',
+    [
+      ban(
+        '(^|/)catalogue/(?!catalogue\\.(service|module)$)',
+        'holds/ may use the catalogue only through its public surface: catalogue.service, catalogue.module.',
+      ),
+      ...NOT_UPPER('holds', ['seat-map', 'expiry', 'health', 'seat-picker']),
+    ],
+    [`${SEAT_API}/holds/store/**`],
+  ),
+  // The hold store imports nothing of the app: from holds/store/*.ts any `../` leaves it, from its
+  // subfolders (lua/) any `../../` does.
+  {
+    files: [`${SEAT_API}/holds/store/*.ts`],
+    ignores: [`${SEAT_API}/**/*.spec.ts`],
+    rules: restrict([
+      NOT_CONSUMER,
+      ban('^\\.\\./', 'holds/store is the lowest layer: it imports nothing of the app.'),
+    ]),
+  },
+  {
+    files: [`${SEAT_API}/holds/store/*/**/*.ts`],
+    ignores: [`${SEAT_API}/**/*.spec.ts`],
+    rules: restrict([
+      NOT_CONSUMER,
+      ban('^\\.\\./\\.\\./', 'holds/store is the lowest layer: it imports nothing of the app.'),
+    ]),
+  },
+  seatApiFolder('seat-map', [
+    // Allowed on purpose: the seat map sizes its snapshots with the catalogue's seat layout types and
+    // estimator (catalogue/seat-cache.ts). They belong on the catalogue's public surface; until they
+    // move, this one internal file is allowed.
+    ban(
+      '(^|/)catalogue/(?!(catalogue\\.(service|module)|seat-cache)$)',
+      'seat-map/ may use the catalogue only through its public surface: catalogue.service, catalogue.module.',
+    ),
+    holdsExcept('seat-map', ['store']),
+    ...NOT_UPPER('seat-map', ['expiry', 'health', 'seat-picker']),
+  ]),
+  seatApiFolder('expiry', [
+    holdsExcept('expiry', ['store', 'confirm/confirm\\.module', 'confirm/confirm-settlement']),
+    ...NOT_UPPER('expiry', ['catalogue', 'seat-map', 'health', 'seat-picker']),
+  ]),
+  seatApiFolder('health', [
+    ban(
+      '(^|/)expiry/(?!outbox/(outbox\\.module|outbox-relay\\.service)$)',
+      'health/ may use the expiry pipeline only through the outbox: outbox.module, outbox-relay.service.',
+    ),
+    ...NOT_UPPER('health', ['holds', 'catalogue', 'seat-map', 'seat-picker']),
+  ]),
+  seatApiFolder(
+    'seat-picker',
+    NOT_UPPER('seat-picker', ['holds', 'catalogue', 'seat-map', 'expiry', 'health']),
+  ),
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.infra/**', 'coverage/**', '**/*.js', '**/*.mjs'] },
   eslint.configs.recommended,
@@ -32,4 +170,5 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
+  ...boundaries,
 );

@@ -7,9 +7,10 @@
  * Also the seat cache: a least-recently-used map bounded by CATALOGUE_CACHE_MAX_BYTES, on /metrics.
  */
 import Redis from 'ioredis';
+import { AppConfig } from '@app/config';
 import { CatalogueService } from '../../apps/seat-api/src/catalogue/catalogue.service';
 import { HoldStore } from '../../apps/seat-api/src/holds/store';
-import { Api, createEvent, startApi } from '../support/seat-api';
+import { Api, configWith, createEvent, startApi } from '../support/seat-api';
 
 const BUDGET = 256 * 1024;
 
@@ -20,7 +21,10 @@ let alice: string;
 let bob: string;
 
 beforeAll(async () => {
-  api = await startApi({ CATALOGUE_CACHE_MAX_BYTES: String(BUDGET) });
+  // the cache budget comes in through the injected AppConfig (a typed value), not through process.env
+  api = await startApi({}, (m) =>
+    m.overrideProvider(AppConfig).useValue(configWith({ CATALOGUE_CACHE_MAX_BYTES: BUDGET })),
+  );
   redis = new Redis(process.env.REDIS_URL!);
   eventId = await createEvent(api, 2, 10);
   alice = await api.token('alice');

@@ -1,7 +1,10 @@
 /** Boots the real seat API (createSeatApi, as production builds it) on a random port and talks HTTP to it. */
 import 'reflect-metadata';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Test, TestingModuleBuilder } from '@nestjs/testing';
 import { SignJWT } from 'jose';
+import { AppConfig, loadConfig, SeatApiEnvironment } from '@app/config';
+import { AppModule } from '../../apps/seat-api/src/app.module';
 import { createSeatApi } from '../../apps/seat-api/src/bootstrap/create-app';
 
 export interface Api {
@@ -20,9 +23,19 @@ export interface Api {
   close(): Promise<void>;
 }
 
-export async function startApi(env: Record<string, string> = {}): Promise<Api> {
+/**
+ * Starts the API with `env` added to process.env. `configure` builds the app from a TestingModule instead,
+ * for overrideProvider: `startApi({}, (m) => m.overrideProvider(AppConfig).useValue(configWith({...})))`.
+ */
+export async function startApi(
+  env: Record<string, string> = {},
+  configure?: (module: TestingModuleBuilder) => TestingModuleBuilder,
+): Promise<Api> {
   Object.assign(process.env, { SWEEPER_ENABLED: 'false', ...env });
-  const app = await createSeatApi();
+  const moduleRef = configure
+    ? await configure(Test.createTestingModule({ imports: [AppModule] })).compile()
+    : undefined;
+  const app = await createSeatApi(moduleRef);
   try {
     await app.listen(0, '127.0.0.1');
   } catch (e) {
@@ -67,6 +80,13 @@ export async function startApi(env: Record<string, string> = {}): Promise<Api> {
     },
     close: () => app.close(),
   };
+}
+
+/** The test file's AppConfig (its environment, sweeper off) with typed values replaced: for overrideProvider(AppConfig). */
+export function configWith(overrides: Partial<SeatApiEnvironment>): AppConfig {
+  const config = loadConfig({ ...process.env, SWEEPER_ENABLED: 'false' });
+  Object.assign(config.env, overrides);
+  return config;
 }
 
 /** Creates an event with `rows` rows of `perRow` seats in section S: seat ids `S-<row>-<n>`, rows A, B, C... */

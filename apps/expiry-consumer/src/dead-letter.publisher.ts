@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { Kafka, KafkaMessage, Producer } from 'kafkajs';
-import { AppConfig } from '@app/config';
+import { ExpiryConsumerConfig } from '@app/config';
 import { KAFKA } from '@app/kafka';
 
 /** Parks a message we cannot process on the dead-letter topic, with why and where it came from. */
@@ -10,7 +10,7 @@ export class DeadLetterPublisher implements OnApplicationShutdown {
 
   constructor(
     @Inject(KAFKA) private readonly kafka: Kafka,
-    private readonly config: AppConfig,
+    private readonly config: ExpiryConsumerConfig,
   ) {}
 
   async publish(

@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { exitOnBootFailure, loadDotEnv } from '@app/config';
 import { startExpiryConsumer } from './create-consumer';
 
-loadDotEnv();
+loadDotEnv(); // before the app reads its config: .env fills what the environment does not set
 
 startExpiryConsumer()
   .then(async (app) =>

@@ -1,10 +1,10 @@
 import { Controller, Logger } from '@nestjs/common';
-import { Ctx, EventPattern, KafkaContext, Payload } from '@nestjs/microservices';
+import { Ctx, KafkaContext, Payload } from '@nestjs/microservices';
 import { parseSeatExpired, SeatExpiredSchemaError } from '@app/contracts';
 import { counter } from '@app/observability';
+import { ConfiguredEventPattern } from './configured-topic';
 import { DeadLetterPublisher } from './dead-letter.publisher';
 import { HoldExpiryRecorder } from './hold-expiry.recorder';
-import { seatExpiredTopic } from './topics';
 
 const consumed = counter('expiry_consumer_messages_total', 'SeatExpired messages handled, by outcome', [
   'outcome',
@@ -28,7 +28,7 @@ export class SeatExpiredConsumer {
     private readonly deadLetters: DeadLetterPublisher,
   ) {}
 
-  @EventPattern(seatExpiredTopic())
+  @ConfiguredEventPattern('seatExpired') // KAFKA_TOPIC_SEAT_EXPIRED, resolved at bootstrap
   async handle(@Payload() _payload: object, @Ctx() context: unknown): Promise<void> {
     // Nest 12 types pattern handlers as (data, ...args: unknown[]); the context is a KafkaContext here
     const ctx = context as KafkaContext;

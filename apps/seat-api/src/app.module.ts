@@ -25,7 +25,7 @@ import { SeatPickerModule } from './seat-picker/seat-picker.module';
  */
 @Module({
   imports: [
-    ConfigModule,
+    ConfigModule.forRoot(AppConfig), // the seat API's variables only (SeatApiEnvironment)
     LoggerModule.forRootAsync({
       inject: [AppConfig],
       useFactory: (config: AppConfig) => loggingParams({ ...config.log, app: 'seat-api' }),

@@ -1,17 +1,14 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
-import { exitOnBootFailure, loadConfig, loadDotEnv } from '@app/config';
+import { AppConfig, exitOnBootFailure, loadDotEnv } from '@app/config';
 import { createSeatApi } from './bootstrap/create-app';
 
 async function main(): Promise<void> {
-  loadDotEnv();
-  const config = loadConfig();
+  loadDotEnv(); // before the app reads its config: .env fills what the environment does not set
   const app = await createSeatApi();
-  await app.listen(config.http.port, config.http.host);
-  Logger.log(
-    `seat-api listening on http://${config.http.host}:${config.http.port} (docs at /docs)`,
-    'Bootstrap',
-  );
+  const { port, host } = app.get(AppConfig).http;
+  await app.listen(port, host);
+  Logger.log(`seat-api listening on http://${host}:${port} (docs at /docs)`, 'Bootstrap');
 }
 
 main().catch(exitOnBootFailure);

@@ -1,8 +1,17 @@
-import { Environment } from './environment';
+import { BaseConfig } from './base-config';
+import { SeatApiEnvironment } from './environment';
+import { seatApiCrossChecks } from './environment-checks';
+import { validateEnvironment } from './validate-environment';
 
-/** The typed, grouped view of `Environment` that the rest of the code injects. */
-export class AppConfig {
-  constructor(readonly env: Environment) {}
+/**
+ * The seat API's configuration: the typed, grouped view of SeatApiEnvironment that its providers inject
+ * (ConfigModule.forRoot(AppConfig)); tests replace it with overrideProvider(AppConfig).
+ */
+export class AppConfig extends BaseConfig<SeatApiEnvironment> {
+  /** Validates the seat API's variables from `source` (default process.env). */
+  static override load(source: NodeJS.ProcessEnv = process.env): AppConfig {
+    return new AppConfig(validateEnvironment(SeatApiEnvironment, source, seatApiCrossChecks));
+  }
 
   get http() {
     const e = this.env;
@@ -10,20 +19,13 @@ export class AppConfig {
       port: e.PORT,
       host: e.HOST,
       bodyLimitBytes: e.HTTP_BODY_LIMIT_BYTES,
-      consumerPort: e.EXPIRY_CONSUMER_PORT,
+      /** Browser origins allowed by CORS; empty: CORS off. */
+      corsOrigins: e.CORS_ORIGINS?.split(',') ?? [],
+      shutdownDrainMs: e.SHUTDOWN_DRAIN_MS ?? (e.NODE_ENV === 'production' ? 5000 : 0),
     };
   }
 
-  get log() {
-    return { level: this.env.LOG_LEVEL, format: this.env.LOG_FORMAT };
-  }
-
-  get database() {
-    const e = this.env;
-    return { url: e.DATABASE_URL, schema: e.DATABASE_SCHEMA, poolSize: e.DATABASE_POOL_SIZE };
-  }
-
-  /** `url` for a single Redis, or `clusterNodes` (seeds) for a Redis Cluster: loadConfig ensures exactly one. */
+  /** `url` for a single Redis, or `clusterNodes` (seeds) for a Redis Cluster: load() ensures exactly one. */
   get redis() {
     const e = this.env;
     return {
@@ -36,19 +38,6 @@ export class AppConfig {
       connectTimeoutMs: e.REDIS_CONNECT_TIMEOUT_MS,
       commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
       autoPipelining: e.REDIS_AUTO_PIPELINING,
-    };
-  }
-
-  get kafka() {
-    const e = this.env;
-    return {
-      brokers: e.KAFKA_BROKERS.split(','),
-      clientId: e.KAFKA_CLIENT_ID,
-      seatExpiredTopic: e.KAFKA_TOPIC_SEAT_EXPIRED,
-      deadLetterTopic: e.KAFKA_TOPIC_DEAD_LETTER,
-      partitions: e.KAFKA_TOPIC_PARTITIONS,
-      consumerGroup: e.KAFKA_CONSUMER_GROUP,
-      requestTimeoutMs: e.KAFKA_REQUEST_TIMEOUT_MS,
     };
   }
 

@@ -1,46 +1,42 @@
-import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, MinLength } from 'class-validator';
+import { IsOptional, IsString, Matches, MinLength } from 'class-validator';
+import { BaseEnvironment } from './base-environment';
 import { EnvBoolean, EnvInteger } from './env-value.decorators';
 
 /**
- * Every environment variable the service reads, with its default and its bounds.
- * `loadConfig` validates this once at boot: a bad or missing value stops the process with its name.
+ * What the seat API reads: the shared variables (base-environment.ts) and its own, with defaults and
+ * bounds. AppConfig.load validates them once, when the app is created; a bad or missing value stops boot
+ * naming the variable. Rules between variables: environment-checks.ts.
  */
-export class Environment {
-  @IsIn(['development', 'production', 'test'])
-  NODE_ENV: 'development' | 'production' | 'test' = 'development';
-
+export class SeatApiEnvironment extends BaseEnvironment {
   @EnvInteger(0, 65535)
   PORT: number = 3000;
-
-  @IsString()
-  @IsNotEmpty()
-  HOST: string = '127.0.0.1';
-
-  /** HTTP port of apps/expiry-consumer (health and metrics only); several instances on one host need one each. */
-  @EnvInteger(0, 65535)
-  EXPIRY_CONSUMER_PORT: number = 3001;
-
-  @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'])
-  LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose' = 'log';
-
-  @IsIn(['json', 'pretty'])
-  LOG_FORMAT: 'json' | 'pretty' = 'json';
 
   @EnvInteger(1024, 10 * 1024 * 1024)
   HTTP_BODY_LIMIT_BYTES: number = 64 * 1024;
 
-  // --- PostgreSQL
-  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
-  DATABASE_URL: string = 'postgres://postgres@127.0.0.1:5432/test';
+  /**
+   * Browser origins allowed to call the API (CORS), comma-separated, e.g.
+   * `https://tickets.example,https://box-office.example:8443`. Unset: CORS is off, browsers only call
+   * from the API's own origin (the seat picker page at /). No wildcard: list every origin.
+   */
+  @IsOptional()
+  @Matches(/^https?:\/\/[^/,\s*]+(,https?:\/\/[^/,\s*]+)*$/, {
+    message: 'CORS_ORIGINS must be origins like https://tickets.example[:port], comma-separated, no paths',
+  })
+  CORS_ORIGINS?: string;
 
-  @Matches(/^[a-z_][a-z0-9_]{0,62}$/, { message: 'DATABASE_SCHEMA must be a lower-case SQL identifier' })
-  DATABASE_SCHEMA: string = 'seat_hold';
-
-  @EnvInteger(1, 200)
-  DATABASE_POOL_SIZE: number = 10;
+  /**
+   * On SIGTERM, how long readiness (/health) answers 503 while the API keeps serving, before it closes:
+   * time for a load balancer to notice and stop sending requests. Unset: 5000 when NODE_ENV=production,
+   * else 0 (development restarts and tests do not wait).
+   */
+  @IsOptional()
+  @EnvInteger(0, 600_000)
+  SHUTDOWN_DRAIN_MS?: number;
 
   // --- Redis: exactly one of REDIS_URL (a single Redis) and REDIS_CLUSTER_NODES (a Redis Cluster); no
-  // default, so a deployment meant for a cluster never quietly runs on a local single Redis (load-config.ts).
+  // default, so a deployment meant for a cluster never quietly runs on a local single Redis
+  // (environment-checks.ts).
   @IsOptional()
   @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// URL' })
   REDIS_URL?: string;
@@ -68,29 +64,6 @@ export class Environment {
    */
   @EnvBoolean()
   REDIS_AUTO_PIPELINING: boolean = true;
-
-  // --- Kafka
-  @Matches(/^[^,\s]+:\d+(,[^,\s]+:\d+)*$/, { message: 'KAFKA_BROKERS must be host:port[,host:port]' })
-  KAFKA_BROKERS: string = '127.0.0.1:9092';
-
-  @IsString()
-  @IsNotEmpty()
-  KAFKA_CLIENT_ID: string = 'seat-hold';
-
-  @Matches(/^[A-Za-z0-9._-]{1,200}$/)
-  KAFKA_TOPIC_SEAT_EXPIRED: string = 'seat.expired';
-
-  @Matches(/^[A-Za-z0-9._-]{1,200}$/)
-  KAFKA_TOPIC_DEAD_LETTER: string = 'seat.expired.dlq';
-
-  @EnvInteger(1, 1000)
-  KAFKA_TOPIC_PARTITIONS: number = 6;
-
-  @Matches(/^[A-Za-z0-9._-]{1,200}$/)
-  KAFKA_CONSUMER_GROUP: string = 'seat-expiry-history';
-
-  @EnvInteger(100, 60000)
-  KAFKA_REQUEST_TIMEOUT_MS: number = 3000;
 
   // --- Auth
   @IsString()

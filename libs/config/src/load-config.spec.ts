@@ -1,3 +1,5 @@
+import { BaseConfig } from './base-config';
+import { ExpiryConsumerConfig } from './expiry-consumer-config';
 import { ConfigValidationError, loadConfig } from './load-config';
 
 describe('loadConfig', () => {
@@ -34,5 +36,48 @@ describe('loadConfig', () => {
 
   it('treats empty strings as unset', () => {
     expect(loadConfig({ ...base, PORT: '' }).http.port).toBe(3000);
+  });
+
+  it('reads CORS_ORIGINS as a list of origins, off when unset, and refuses wildcards and paths', () => {
+    expect(loadConfig(base).http.corsOrigins).toEqual([]);
+    expect(
+      loadConfig({ ...base, CORS_ORIGINS: 'https://a.example,http://b.example:8080' }).http.corsOrigins,
+    ).toEqual(['https://a.example', 'http://b.example:8080']);
+    for (const bad of [
+      '*',
+      'https://*.example',
+      'https://a.example/app',
+      'a.example',
+      'https://a.example, https://b',
+    ]) {
+      expect(() => loadConfig({ ...base, CORS_ORIGINS: bad })).toThrow(/CORS_ORIGINS/);
+    }
+  });
+
+  it('drains 5 s on shutdown in production and not at all elsewhere, unless SHUTDOWN_DRAIN_MS says', () => {
+    expect(loadConfig({ ...base, NODE_ENV: 'production' }).http.shutdownDrainMs).toBe(5000);
+    expect(loadConfig({ ...base, NODE_ENV: 'development' }).http.shutdownDrainMs).toBe(0);
+    expect(loadConfig({ ...base, NODE_ENV: 'production', SHUTDOWN_DRAIN_MS: '0' }).http.shutdownDrainMs).toBe(
+      0,
+    );
+    expect(loadConfig({ ...base, SHUTDOWN_DRAIN_MS: '15000' }).http.shutdownDrainMs).toBe(15000);
+  });
+});
+
+describe('each app validates only what it reads', () => {
+  it('the expiry consumer needs neither AUTH_JWT_SECRET nor a Redis setting', () => {
+    const config = ExpiryConsumerConfig.load({});
+    expect(config.http.port).toBe(3001);
+    expect(config.kafka.consumerGroup).toBe('seat-expiry-history');
+  });
+
+  it('the expiry consumer still refuses its own bad values, naming them', () => {
+    expect(() => ExpiryConsumerConfig.load({ EXPIRY_CONSUMER_PORT: 'x', KAFKA_BROKERS: 'nohost' })).toThrow(
+      /EXPIRY_CONSUMER_PORT[\s\S]*KAFKA_BROKERS/,
+    );
+  });
+
+  it('the migration tools read the shared variables only', () => {
+    expect(BaseConfig.load({ DATABASE_SCHEMA: 'other' }).database.schema).toBe('other');
   });
 });

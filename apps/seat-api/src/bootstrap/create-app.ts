@@ -1,23 +1,43 @@
-import { NestFactory } from '@nestjs/core';
+import type { INestApplication, NestApplicationOptions } from '@nestjs/common';
+import { AbstractHttpAdapter, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { loadConfig } from '@app/config';
+import { AppConfig } from '@app/config';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { bindRequestLogContext, recordHttpMetrics, requestIdOf } from '@app/observability';
 import { AppModule } from '../app.module';
 import { ErrorEnvelopeFilter, sendErrorEnvelope } from '../common/error-envelope.filter';
 import { installJsonBodyParser } from '../common/json-body';
 import { createValidationPipe } from '../common/validation';
+import { enableBrowserSecurity } from './browser-security';
+import { enableGracefulShutdown } from './graceful-shutdown';
 
 /**
- * Builds the HTTP application exactly as production runs it; e2e tests call this too, so they
- * exercise the same adapter, limits, filters and docs. The caller decides when to listen.
+ * Boot lines wait for the pino logger (so every line has one format) and are printed once it is in
+ * place. If boot fails first (a bad variable: the config provider validates when the app is created),
+ * they stay unprinted and the error is thrown to the entry point, which prints a configuration error as
+ * the list of variables without a stack trace (exitOnBootFailure); Nest would otherwise print it with
+ * its stack, then exit by itself.
  */
-export async function createSeatApi(): Promise<NestFastifyApplication> {
-  const config = loadConfig();
+const BOOT_LOGGING: NestApplicationOptions = { bufferLogs: true, autoFlushLogs: false, abortOnError: false };
+
+/** A compiled module that creates the app instead of NestFactory: a test's TestingModule (overrideProvider). */
+export interface SeatApiModuleRef {
+  createNestApplication<T extends INestApplication>(
+    adapter: AbstractHttpAdapter,
+    options?: NestApplicationOptions,
+  ): T;
+}
+
+/**
+ * Builds the HTTP application exactly as production runs it; e2e tests call this too (optionally with
+ * their own compiled AppModule), so they exercise the same adapter, limits, filters and docs. Everything
+ * configurable comes from the injected AppConfig, resolved when the app is created. The caller decides
+ * when to listen.
+ */
+export async function createSeatApi(moduleRef?: SeatApiModuleRef): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
-    bodyLimit: config.http.bodyLimitBytes,
     // the client's x-request-id only when it is a sane token (it is echoed back and logged), else a UUID
     requestIdHeader: false,
     genReqId: requestIdOf,
@@ -34,13 +54,21 @@ export async function createSeatApi(): Promise<NestFastifyApplication> {
   // the same JSON parser, then refuses bodies nested too deep or repeating a key (common/json-body.ts)
   installJsonBodyParser(adapter.getInstance());
   recordHttpMetrics(adapter.getInstance());
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, {
-    bufferLogs: true, // boot lines wait for the pino logger below, so every line has one format
-    bodyParser: false,
+  const options: NestApplicationOptions = { ...BOOT_LOGGING, bodyParser: false };
+  const app = moduleRef
+    ? moduleRef.createNestApplication<NestFastifyApplication>(adapter, options)
+    : await NestFactory.create<NestFastifyApplication>(AppModule, adapter, options);
+  const config = app.get(AppConfig);
+  // The body limit is configuration, known only now that the app (and its config provider) exists, after
+  // the adapter was built: every route gets it as it is registered (routes register at init, later).
+  adapter.getInstance().addHook('onRoute', (route) => {
+    route.bodyLimit ??= config.http.bodyLimitBytes;
   });
   app.useLogger(app.get(Logger));
+  app.flushLogs();
   bindRequestLogContext(adapter.getInstance(), await app.resolve(PinoLogger));
-  app.enableShutdownHooks();
+  enableGracefulShutdown(app, config.http.shutdownDrainMs);
+  await enableBrowserSecurity(app, config.http.corsOrigins);
   app.useGlobalFilters(new ErrorEnvelopeFilter());
   app.useGlobalPipes(createValidationPipe());
   // every answer names its request, so a client report can be matched with our logs

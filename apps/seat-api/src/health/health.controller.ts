@@ -5,6 +5,7 @@ import { KafkaHealthIndicator } from '@app/kafka';
 import { RedisHealthIndicator } from '@app/redis';
 import { Public } from '../auth/auth.decorators';
 import { OutboxHealthIndicator } from './indicators/outbox.health';
+import { ShutdownHealthIndicator } from './indicators/shutdown.health';
 
 /** Probes stay at /health whatever API version the routes carry: load balancers are configured once. */
 @ApiTags('health')
@@ -17,6 +18,7 @@ export class HealthController {
     private readonly redis: RedisHealthIndicator,
     private readonly kafka: KafkaHealthIndicator,
     private readonly outbox: OutboxHealthIndicator,
+    private readonly shutdown: ShutdownHealthIndicator,
   ) {}
 
   /**
@@ -24,14 +26,17 @@ export class HealthController {
    * the outbox are not: without Kafka holds keep working and SeatExpired events wait in the outbox, so
    * they are reported `degraded` (overall status `degraded`, HTTP 200) and a load balancer keeps every
    * instance in rotation. Redis is degraded, not down, when its maxmemory-policy allows evictions.
+   * From SIGTERM on, `shutdown` is down (503) while the instance drains (SHUTDOWN_DRAIN_MS).
    */
   @Get()
   @HealthCheck()
   @ApiOperation({
-    summary: 'Readiness: PostgreSQL and Redis (hard), Kafka and the SeatExpired outbox (degraded, still 200)',
+    summary:
+      'Readiness: PostgreSQL and Redis (hard), Kafka and the SeatExpired outbox (degraded, still 200), 503 while shutting down',
   })
   check() {
     return this.health.check([
+      () => this.shutdown.check('shutdown'),
       () => this.db.pingCheck('postgres', { timeout: 2000 }),
       () => this.redis.isHealthy('redis'),
       () => this.kafka.isHealthy('kafka', { required: false }),
@@ -39,7 +44,10 @@ export class HealthController {
     ]);
   }
 
-  /** Liveness: the process answers; no dependency is consulted, so a Kafka outage never restarts pods. */
+  /**
+   * Liveness: the process answers; no dependency is consulted, so a Kafka outage never restarts pods.
+   * It stays 200 while the instance drains on shutdown: draining is not a reason to kill it.
+   */
   @Get('live')
   @ApiOperation({ summary: 'Liveness (no dependencies)' })
   live() {

@@ -1,0 +1,54 @@
+import { IsIn, IsNotEmpty, IsString, Matches } from 'class-validator';
+import { EnvInteger } from './env-value.decorators';
+
+/**
+ * The variables every app of this repository reads: where it runs, how it logs, PostgreSQL and Kafka.
+ * Each app validates its own subclass (environment.ts for the seat API, expiry-consumer-environment.ts),
+ * so an app never demands a variable it does not use. A variable an app does not declare is ignored.
+ */
+export class BaseEnvironment {
+  @IsIn(['development', 'production', 'test'])
+  NODE_ENV: 'development' | 'production' | 'test' = 'development';
+
+  /** The address the app's HTTP server listens on. */
+  @IsString()
+  @IsNotEmpty()
+  HOST: string = '127.0.0.1';
+
+  @IsIn(['fatal', 'error', 'warn', 'log', 'debug', 'verbose'])
+  LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose' = 'log';
+
+  @IsIn(['json', 'pretty'])
+  LOG_FORMAT: 'json' | 'pretty' = 'json';
+
+  // --- PostgreSQL
+  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
+  DATABASE_URL: string = 'postgres://postgres@127.0.0.1:5432/test';
+
+  @Matches(/^[a-z_][a-z0-9_]{0,62}$/, { message: 'DATABASE_SCHEMA must be a lower-case SQL identifier' })
+  DATABASE_SCHEMA: string = 'seat_hold';
+
+  @EnvInteger(1, 200)
+  DATABASE_POOL_SIZE: number = 10;
+
+  // --- Kafka
+  @Matches(/^[^,\s]+:\d+(,[^,\s]+:\d+)*$/, { message: 'KAFKA_BROKERS must be host:port[,host:port]' })
+  KAFKA_BROKERS: string = '127.0.0.1:9092';
+
+  @IsString()
+  @IsNotEmpty()
+  KAFKA_CLIENT_ID: string = 'seat-hold';
+
+  @Matches(/^[A-Za-z0-9._-]{1,200}$/)
+  KAFKA_TOPIC_SEAT_EXPIRED: string = 'seat.expired';
+
+  @Matches(/^[A-Za-z0-9._-]{1,200}$/)
+  KAFKA_TOPIC_DEAD_LETTER: string = 'seat.expired.dlq';
+
+  /** Partitions of the topics an app creates when they are missing (both apps may create them). */
+  @EnvInteger(1, 1000)
+  KAFKA_TOPIC_PARTITIONS: number = 6;
+
+  @EnvInteger(100, 60000)
+  KAFKA_REQUEST_TIMEOUT_MS: number = 3000;
+}

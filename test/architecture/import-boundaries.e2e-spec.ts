@@ -1,0 +1,85 @@
+/**
+ * The import boundaries of eslint.config.mjs (issue 12) hold: each case lints one import line as if it
+ * were written in a file of the given folder, with the repository's real ESLint configuration, and checks
+ * that `no-restricted-imports` refuses it or lets it through; and the code as it is has no violation.
+ */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+
+const root = join(__dirname, '..', '..');
+const API = 'apps/seat-api/src';
+
+const REFUSED: [file: string, source: string][] = [
+  // apps and libraries
+  [`${API}/holds/holds.service.ts`, '../../../expiry-consumer/src/create-consumer'],
+  ['apps/expiry-consumer/src/consumer.module.ts', '../../seat-api/src/holds/store'],
+  ['libs/kafka/src/kafka.module.ts', '../../../apps/seat-api/src/app.module'],
+  // the lower layers import no feature
+  [`${API}/common/validation.ts`, '../holds/store'],
+  [`${API}/auth/jwt-auth.guard.ts`, '../rate-limit/rate-limit.decorator'],
+  [`${API}/holds/store/hold.store.ts`, '../holds.service'],
+  [`${API}/holds/store/lua/sweep.lua.ts`, '../../hold-errors'],
+  // the catalogue uses the hold store, never the rest of holds
+  [`${API}/catalogue/catalogue.service.ts`, '../holds/holds.service'],
+  [`${API}/catalogue/dto/create-event.dto.ts`, '../../holds/confirm/confirm.module'],
+  // holds use the catalogue's public surface only, and nothing above them
+  [`${API}/holds/holds.service.ts`, '../catalogue/seat-cache'],
+  [`${API}/holds/confirm/confirm-hold.use-case.ts`, '../../catalogue/catalogue.controller'],
+  [`${API}/holds/holds.service.ts`, '../expiry/sweeper.service'],
+  // expiry: the store and the confirm rule only
+  [`${API}/expiry/sweeper.service.ts`, '../holds/holds.service'],
+  [`${API}/expiry/sweeper.service.ts`, '../catalogue/catalogue.service'],
+  // health: the outbox's public surface only
+  [`${API}/health/health.controller.ts`, '../expiry/sweeper.service'],
+  // only the composition root imports it
+  [`${API}/holds/holds.module.ts`, '../app.module'],
+  [`${API}/catalogue/catalogue.service.ts`, '../bootstrap/create-app'],
+];
+
+const ALLOWED: [file: string, source: string][] = [
+  ['libs/database/src/data-source.ts', '@app/config'],
+  [`${API}/catalogue/catalogue.service.ts`, '../holds/store'],
+  [`${API}/holds/holds.service.ts`, '../catalogue/catalogue.service'],
+  [`${API}/holds/holds.module.ts`, '../catalogue/catalogue.module'],
+  [`${API}/holds/confirm/confirm-settlement.ts`, '../store'],
+  [`${API}/holds/store/lua/sweep.lua.ts`, '../prelude.lua'],
+  [`${API}/expiry/confirm-reconciler.service.ts`, '../holds/confirm/confirm-settlement'],
+  [`${API}/expiry/outbox/outbox-meter.ts`, '../../holds/store'],
+  [`${API}/seat-map/seat-map.service.ts`, '../catalogue/catalogue.service'],
+  [`${API}/seat-map/snapshot/seat-layout.ts`, '../../catalogue/seat-cache'], // allowed on purpose (see config)
+  [`${API}/health/health.module.ts`, '../expiry/outbox/outbox.module'],
+  [`${API}/rate-limit/rate-limit.guard.ts`, '../auth/auth-user'],
+  [`${API}/bootstrap/create-app.ts`, '../app.module'],
+  [`${API}/holds/store/hold.store.spec.ts`, '../../../../../test/support/eventually'], // specs are exempt
+];
+
+let refused: string[][];
+let allowed: string[][];
+let violations: string[];
+
+beforeAll(() => {
+  const cases = [...REFUSED, ...ALLOWED].map(([file, source]) => ({ file, source }));
+  const files = [`${API}/**/*.ts`, 'apps/expiry-consumer/src/**/*.ts', 'libs/**/*.ts'];
+  const out = execFileSync(process.execPath, [join(__dirname, 'lint-imports.js')], {
+    cwd: root,
+    input: JSON.stringify({ cases, files }),
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const result = JSON.parse(out) as { cases: string[][]; files: string[] };
+  refused = result.cases.slice(0, REFUSED.length);
+  allowed = result.cases.slice(REFUSED.length);
+  violations = result.files;
+});
+
+it.each(REFUSED.map((c, i) => [...c, i] as const))('refuses %s importing %s', (_f, _s, i) => {
+  expect(refused[i]).toHaveLength(1);
+});
+
+it.each(ALLOWED.map((c, i) => [...c, i] as const))('lets %s import %s', (_f, _s, i) => {
+  expect(allowed[i]).toEqual([]);
+});
+
+it('finds no violation in the code as it is', () => {
+  expect(violations).toEqual([]);
+});
