@@ -3,7 +3,6 @@
  * publishes SeatExpired, the expiry consumer records it; plus races with extend/release and 2 instances.
  */
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import Redis from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
 import { startExpiryConsumer } from '../../apps/expiry-consumer/src/create-consumer';
