@@ -29,6 +29,19 @@ class SeatService {
     return currentLock()!.fencingToken;
   }
 
+  readonly tag = 'shard-7';
+
+  // a `function` key reads the instance (here a tag; in the seat API the shard layout of the hold store)
+  @DistributedLock<[string]>({
+    key: function (this: SeatService, seat: string) {
+      return `seat:{${this.tag}}:${seat}`;
+    },
+    leaseMs: 1000,
+  })
+  byInstance(_seat: string): Promise<readonly string[]> {
+    return Promise.resolve(currentLock()!.keys);
+  }
+
   @DistributedLock<[{ id?: string }]>({ key: (o) => `thing:${String(o.id)}`, leaseMs: 1000 })
   byObject(_o: { id?: string }): Promise<string> {
     return Promise.resolve('ran');
@@ -93,6 +106,12 @@ it('(25, 16) locks the seats computed from the arguments; overlapping calls run 
   svc.events.length = 0;
   await Promise.all([svc.hold(ev, ['B1'], 'p'), svc.hold(ev, ['B2'], 'q')]);
   expect(svc.events.slice(0, 2).every((e) => e.startsWith('start'))).toBe(true);
+  await m.close();
+});
+
+it('calls the key function with the instance as `this`', async () => {
+  const m = await app(SeatService);
+  expect(await m.get(SeatService).byInstance('A-1')).toEqual(['seat:{shard-7}:A-1']);
   await m.close();
 });
 
