@@ -23,6 +23,7 @@ import { BENCH_SECRET, BenchService, DATABASE_URL, seatId, startService } from '
 import { AofRedis } from './drill-infra';
 import { checkInvariants } from './invariants';
 import { Counts, Instance, Shoppers } from './shoppers';
+import { DRILL_LAYOUT } from './invariants';
 
 const PHASE_MS = Number(process.env.DRILL_SECONDS ?? 10) * 1000;
 const SHOPPERS = 150;
@@ -161,8 +162,10 @@ async function main(): Promise<void> {
     const drainedMs = await until(
       'outbox drained and seats freed',
       async () =>
-        (await redisClient.xlen(`hold:{${eventId}}:outbox`)) === 0 &&
-        !Object.values(await redisClient.hgetall(`hold:{${eventId}}:seats`)).some((v) => v.startsWith('H|')),
+        (await redisClient.xlen(DRILL_LAYOUT.shardKeys(DRILL_LAYOUT.shardOf(eventId)).outbox)) === 0 &&
+        !Object.values(await redisClient.hgetall(DRILL_LAYOUT.eventKeys(eventId).seats)).some((v) =>
+          v.startsWith('H|'),
+        ),
       120_000,
     );
     const topicIds = await readTopic(kafka.brokers, services[0].topic, eventId, pg, schema);

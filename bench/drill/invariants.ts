@@ -6,6 +6,10 @@
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { HoldLedgerEntry } from './shoppers';
+import { HoldLayout } from '../../apps/seat-api/src/holds/store/hold-keys';
+
+/** The services' hold-store layout (they run with the default HOLD_SHARDS). The drill's event is alone in its shard. */
+export const DRILL_LAYOUT = new HoldLayout(64);
 
 export interface Findings {
   /** problems found; empty means every invariant held */
@@ -38,7 +42,7 @@ export async function checkInvariants(p: {
   const bookedSeats = new Set(booked.map((r) => r.seat_id));
 
   // ... and Redis agrees with PostgreSQL: every booked seat is BOOKED, no seat is still held
-  const seatHash = await p.redis.hgetall(`hold:{${p.eventId}}:seats`);
+  const seatHash = await p.redis.hgetall(DRILL_LAYOUT.eventKeys(p.eventId).seats);
   const redisBooked = new Set(
     Object.entries(seatHash)
       .filter(([, v]) => v.startsWith('B'))
@@ -108,7 +112,7 @@ export async function checkInvariants(p: {
   }
 
   // the outbox drained
-  const outbox = await p.redis.xlen(`hold:{${p.eventId}}:outbox`);
+  const outbox = await p.redis.xlen(DRILL_LAYOUT.shardKeys(DRILL_LAYOUT.shardOf(p.eventId)).outbox);
   if (outbox) {
     problems.push(`outbox still holds ${outbox} record(s)`);
   }

@@ -70,7 +70,7 @@ it('replays a booking after Redis forgot the hold (retention passed, or data los
   const h = await hold(['S-A-2', 'S-A-3']);
   const first = await confirm(h.holdId, 'o-keep');
   expect(first.status).toBe(201);
-  await redis.del(`hold:{${eventId}}:holds`);
+  await redis.del(api.app.get(HoldStore).layout.eventKeys(eventId).holds);
   expect(await api.app.get(HoldStore).getHold(h.holdId)).toBeNull();
   const again = await confirm(h.holdId, 'o-keep');
   expect(again.status).toBe(200);
