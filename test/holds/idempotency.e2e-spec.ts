@@ -4,6 +4,7 @@
  * a duplicate in flight is 409, and answers that say nothing about the request (503) are not kept.
  */
 import { DistributedLockService } from '@app/distributed-lock';
+import { REDIS_CLIENT } from '@app/redis';
 import { seatLockKeys } from '../../apps/seat-api/src/holds/holds.service';
 import { Api, createEvent, startApi } from '../support/seat-api';
 
@@ -78,8 +79,12 @@ it('refuses a key reused for another body (422) and a malformed key (400), chang
 });
 
 describe('a seat whose lock is taken', () => {
+  // held by another instance: a holder in the service's own process is waited for (up to one lease)
+  const anotherInstance = () =>
+    new DistributedLockService({ redis: api.app.get(REDIS_CLIENT), keyPrefix: 'lock:' });
+
   it('answers 503 BUSY with Retry-After, keeps nothing under the key, and succeeds once the lock is free', async () => {
-    const locks = api.app.get(DistributedLockService);
+    const locks = anotherInstance();
     const lock = await locks.acquire(seatLockKeys(eventId, ['S-B-1']), { leaseMs: 10_000 });
     const k = key();
     try {
@@ -98,7 +103,7 @@ describe('a seat whose lock is taken', () => {
 
   it('also answers BUSY for extend, release and confirm of a hold on that seat', async () => {
     const h = (await hold(alice, ['S-B-3'])).body;
-    const locks = api.app.get(DistributedLockService);
+    const locks = anotherInstance();
     const lock = await locks.acquire(seatLockKeys(eventId, ['S-B-3']), { leaseMs: 10_000 });
     try {
       for (const [method, path, body] of [
