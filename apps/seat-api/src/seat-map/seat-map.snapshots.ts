@@ -4,7 +4,7 @@ import { CatalogueService } from '../catalogue/catalogue.service';
 import { BoundedLru } from '../common/cache/bounded-lru';
 import { SeatChangeLog } from '../holds/store';
 import { SeatLayout } from './snapshot/seat-layout';
-import { SnapshotSync } from './snapshot/snapshot-sync';
+import { SnapshotSync, SyncSource } from './snapshot/snapshot-sync';
 
 /**
  * This instance's seat-map snapshots, one per event, in a least-recently-used map bounded by an estimated
@@ -21,13 +21,15 @@ export class SeatMapSnapshots implements OnModuleDestroy {
   private readonly lru: BoundedLru<string, SnapshotSync>;
   private readonly building = new Map<string, Promise<SnapshotSync>>();
   private readonly pinned = new Map<string, SnapshotSync>();
+  private readonly source: SyncSource;
 
   constructor(
     private readonly catalogue: CatalogueService,
-    private readonly log: SeatChangeLog,
+    log: SeatChangeLog,
     config: AppConfig,
   ) {
     this.lru = new BoundedLru({ name: 'seat_map', maxBytes: config.seatMap.cacheMaxBytes });
+    this.source = { log, confirmTimeoutMs: config.holds.confirmTimeoutMs };
   }
 
   /** The event's snapshot keeper, built if this instance has none (404 EVENT_NOT_FOUND for no event). */
@@ -64,7 +66,7 @@ export class SeatMapSnapshots implements OnModuleDestroy {
 
   private async build(eventId: string): Promise<SnapshotSync> {
     const seats = await this.catalogue.requireSeats(eventId);
-    const sync = await SnapshotSync.build(eventId, new SeatLayout(seats), this.log);
+    const sync = await SnapshotSync.build(eventId, new SeatLayout(seats), this.source);
     this.account(sync);
     return sync;
   }

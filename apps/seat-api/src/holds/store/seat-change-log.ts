@@ -3,7 +3,7 @@ import { REDIS_CLIENT } from '@app/redis';
 import Redis from 'ioredis';
 import { AppConfig } from '@app/config';
 import { HoldLayout } from './hold-keys';
-import { SEAT_MAP_CHANGES, SEAT_MAP_SCAN, SEAT_MAP_SET_COUNTS } from './lua/seat-map.lua';
+import { SEAT_MAP_CHANGES, SEAT_MAP_HOLD_STATUSES, SEAT_MAP_SET_COUNTS } from './lua/seat-map.lua';
 
 /**
  * A seat's state as the change log records it: 'A' available, 'B' booked, 'H<expireAtMs>' held until
@@ -33,10 +33,14 @@ export interface SeatChanges {
 export interface SeatScanPage {
   /** '0' when the scan is complete. */
   cursor: string;
-  version: number;
-  nowMs: number;
   /** The seats of this chunk that are not free, flat [seatId, code, ...]. */
   seats: string[];
+}
+
+/** A head start on a build: where the change log is before the first scan chunk is read. */
+export interface SeatMapHead {
+  version: number;
+  nowMs: number;
 }
 
 type Runner = (...args: (string | number)[]) => Promise<unknown>;
@@ -48,14 +52,17 @@ type Runner = (...args: (string | number)[]) => Promise<unknown>;
  */
 @Injectable()
 export class SeatChangeLog {
-  private readonly run: Record<'changes' | 'scan' | 'setCounts', Runner>;
+  private readonly run: Record<'changes' | 'holdStatuses' | 'setCounts', Runner>;
   private readonly layout: HoldLayout;
 
-  constructor(@Inject(REDIS_CLIENT) redis: Redis, config: AppConfig) {
+  constructor(
+    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+    config: AppConfig,
+  ) {
     this.layout = new HoldLayout(config.holds.shards);
     const scripts = {
       seatMapChanges: SEAT_MAP_CHANGES,
-      seatMapScan: SEAT_MAP_SCAN,
+      seatMapHoldStatuses: SEAT_MAP_HOLD_STATUSES,
       seatMapSetCounts: SEAT_MAP_SET_COUNTS,
     };
     for (const [name, lua] of Object.entries(scripts)) {
@@ -67,7 +74,11 @@ export class SeatChangeLog {
       const command = (redis as unknown as Record<string, Runner>)[name];
       return (...args) => command.call(redis, ...args);
     };
-    this.run = { changes: fn('seatMapChanges'), scan: fn('seatMapScan'), setCounts: fn('seatMapSetCounts') };
+    this.run = {
+      changes: fn('seatMapChanges'),
+      holdStatuses: fn('seatMapHoldStatuses'),
+      setCounts: fn('seatMapSetCounts'),
+    };
   }
 
   /** The entries after `fromVersion` (at most `max`), with the current version, counts and Redis time. */
@@ -88,15 +99,53 @@ export class SeatChangeLog {
     };
   }
 
-  /** One chunk (about `count` seats) of a full scan, from `cursor` ('0' to start). */
-  async scan(eventId: string, cursor: string, count: number): Promise<SeatScanPage> {
-    const r = (await this.run.scan(...this.keys(eventId), cursor, count)) as [
-      string,
-      number,
-      number,
-      string[],
-    ];
-    return { cursor: String(r[0]), version: Number(r[1]), nowMs: Number(r[2]), seats: r[3] };
+  /** The current version and Redis time: read before a build's first chunk. */
+  async head(eventId: string): Promise<SeatMapHead> {
+    const c = await this.changesSince(eventId, Number.MAX_SAFE_INTEGER, 0);
+    return { version: c.version, nowMs: c.nowMs };
+  }
+
+  /**
+   * One chunk (about `count` seats) of a full scan from `cursor` ('0' to start), in change-log codes: a
+   * plain HSCAN (never HGETALL, so Redis is busy for one chunk at a time, whatever the event's size),
+   * parsed here rather than in Lua to keep Redis's share small. A held seat of a hold being confirmed must
+   * read 'H0', and its seat value does not say so: such a seat's expireAt is its confirm deadline, at most
+   * `confirmWindowMs` (CONFIRM_TIMEOUT_MS plus a margin) after `nowMs`, so only the held seats due by then
+   * have their hold's status read (one small script per chunk, usually none).
+   */
+  async scan(
+    eventId: string,
+    cursor: string,
+    count: number,
+    nowMs: number,
+    confirmWindowMs: number,
+  ): Promise<SeatScanPage> {
+    const [next, flat] = await this.redis.hscan(this.layout.eventKeys(eventId).seats, cursor, 'COUNT', count);
+    const seats: string[] = [];
+    const unsure = new Map<string, number[]>(); // hid -> positions in `seats` of codes that may be 'H0'
+    for (let i = 0; i < flat.length; i += 2) {
+      const value = flat[i + 1];
+      if (value.startsWith('B')) {
+        seats.push(flat[i], 'B');
+      } else if (value.startsWith('H')) {
+        // "H|hid|expireAt|fence"
+        const [, hid, exp] = value.split('|');
+        seats.push(flat[i], `H${exp}`);
+        if (Number(exp) <= nowMs + confirmWindowMs) {
+          unsure.set(hid, [...(unsure.get(hid) ?? []), seats.length - 1]);
+        }
+      }
+    }
+    if (unsure.size > 0) {
+      const hids = [...unsure.keys()];
+      const statuses = (await this.run.holdStatuses(...this.keys(eventId), ...hids)) as string[];
+      statuses.forEach((status, k) => {
+        if (status === 'CONFIRMING') {
+          unsure.get(hids[k])!.forEach((at) => (seats[at] = 'H0'));
+        }
+      });
+    }
+    return { cursor: String(next), seats };
   }
 
   /** Corrects the kept counts to what a full build found at `version`; false if the version moved on. */

@@ -12,6 +12,14 @@ const MAX_PULLS = 20;
 const SCAN_COUNT = 1000;
 /** Builds retried when the log was trimmed past their start while they scanned (a very busy event). */
 const BUILD_ATTEMPTS = 3;
+/** Added to CONFIRM_TIMEOUT_MS for a build's confirm check (see SeatChangeLog.scan): the build's own time. */
+const CONFIRM_WINDOW_MARGIN_MS = 60_000;
+
+/** How a snapshot is built and kept: the change log, and CONFIRM_TIMEOUT_MS (see SeatChangeLog.scan). */
+export interface SyncSource {
+  log: SeatChangeLog;
+  confirmTimeoutMs: number;
+}
 
 const logger = new Logger('SeatMap');
 
@@ -30,14 +38,18 @@ export class SnapshotSync {
   private readonly listeners = new Set<ChangeListener>();
   private mismatchReported = false;
 
+  private readonly log: SeatChangeLog;
+
   private constructor(
     public snapshot: EventSnapshot,
-    private readonly log: SeatChangeLog,
-  ) {}
+    private readonly source: SyncSource,
+  ) {
+    this.log = source.log;
+  }
 
   /** A snapshot built from a chunked scan of the event's seats, consistent at the version it reports. */
-  static async build(eventId: string, layout: SeatLayout, log: SeatChangeLog): Promise<SnapshotSync> {
-    return new SnapshotSync(await buildSnapshot(eventId, layout, log, 'cold'), log);
+  static async build(eventId: string, layout: SeatLayout, source: SyncSource): Promise<SnapshotSync> {
+    return new SnapshotSync(await buildSnapshot(eventId, layout, source, 'cold'), source);
   }
 
   get eventId(): string {
@@ -136,7 +148,7 @@ export class SnapshotSync {
   }
 
   private async rebuild(reason: string): Promise<void> {
-    const fresh = await buildSnapshot(this.eventId, this.snapshot.layout, this.log, reason);
+    const fresh = await buildSnapshot(this.eventId, this.snapshot.layout, this.source, reason);
     const corrected = fresh.differences(this.snapshot);
     this.snapshot = fresh;
     this.emit(corrected);
@@ -175,30 +187,35 @@ export class SnapshotSync {
 }
 
 /**
- * The build: HSCAN chunks (the version read with the first one), then the log entries after that
- * version, applied over what the scan saw. Every seat that changed during the scan has its final state
- * in those entries, so the result is exactly the state at the last entry's version. If the log lost
- * entries after the scan's version meanwhile, the build starts again.
+ * The build: the version first, then HSCAN chunks, then the log entries after that version, applied over
+ * what the scan saw. Every seat that changed during the scan has its final state in those entries, so
+ * the result is exactly the state at the last entry's version. If the log lost entries after the scan's
+ * version meanwhile, the build starts again.
  */
 async function buildSnapshot(
   eventId: string,
   layout: SeatLayout,
-  log: SeatChangeLog,
+  { log, confirmTimeoutMs }: SyncSource,
   reason: string,
 ): Promise<EventSnapshot> {
   for (let attempt = 1; attempt <= BUILD_ATTEMPTS; attempt++) {
     const snap = new EventSnapshot(eventId, layout);
+    const head = await log.head(eventId);
     let cursor = '0';
-    let version = -1;
     do {
-      const page = await log.scan(eventId, cursor, SCAN_COUNT);
-      version = version < 0 ? page.version : version;
+      const page = await log.scan(
+        eventId,
+        cursor,
+        SCAN_COUNT,
+        head.nowMs,
+        confirmTimeoutMs + CONFIRM_WINDOW_MARGIN_MS,
+      );
       for (let i = 0; i < page.seats.length; i += 2) {
         snap.loadSeat(page.seats[i], page.seats[i + 1]);
       }
       cursor = page.cursor;
     } while (cursor !== '0');
-    const caughtUp = await catchUp(snap, version, log);
+    const caughtUp = await catchUp(snap, head.version, log);
     if (caughtUp) {
       snap.finishBuild(caughtUp.version, caughtUp.nowMs);
       builds.inc();

@@ -109,8 +109,10 @@ export class LiveSeatMap {
 
   /** @param {Changes} batch */
   applyChanges(batch) {
-    if (batch.version <= this.version) {
-      return; // already seen (a resumed stream may repeat what a snapshot included)
+    // Statuses are absolute, so every batch is applied. One with the version already seen is not stale: a
+    // hold that ran out frees its seats at its expireAt, before the sweeper makes a new version of it.
+    if (batch.version < this.version) {
+      return; // older than what the page shows
     }
     this.version = batch.version;
     batch.changes.forEach(({ seatId, status }) => this.set(seatId, status));

@@ -1,7 +1,7 @@
 /**
  * What seat-map readers run (seat-change-log.ts). KEYS: [1] the event's seat-map meta, [2] its change log,
  * [3] its seats hash, [4] its holds hash (see hold-keys.ts). Read-only, and each call costs what it
- * returns: never a whole-event read.
+ * returns: never a whole-event read. (A build scans the seats with plain HSCAN calls, parsed in Node.)
  */
 
 /** Redis TIME in ms: lazy expiry compares each held seat's expireAt with it, never with an app clock. */
@@ -26,35 +26,16 @@ return reply
 `;
 
 /**
- * One chunk of a snapshot build: HSCAN of the seats hash from cursor ARGV[1] with COUNT ARGV[2] (never
- * HGETALL: Redis stays responsive however many seats the event has). Replies {nextCursor, version, now,
- * {seatId, code, ...}} with the change log's codes ('B', 'H<expireAt>', 'H0' for a hold being confirmed)
- * for the seats that are not free. A held seat's hold is read to tell a confirm in flight from a plain
- * hold (its seats stay HELD past expireAt); once per hold per chunk.
+ * The status of each hold ARGV[1..] (its cmsgpack record's second field), '' for one that is gone: a
+ * snapshot build asks it only for held seats that may belong to a confirm in flight (seat-change-log.ts).
  */
-export const SEAT_MAP_SCAN = `${NOW}
-local version = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
-local page = redis.call('HSCAN', KEYS[3], ARGV[1], 'COUNT', ARGV[2])
-local fields, out, statusOf = page[2], {}, {}
-for i = 1, #fields, 2 do
-  local v = fields[i + 1]
-  local c = string.sub(v, 1, 1)
-  if c == 'B' then
-    out[#out + 1] = fields[i]
-    out[#out + 1] = 'B'
-  elseif c == 'H' then
-    local hid, exp = string.match(v, '^H|([^|]*)|(%d+)|')
-    local status = statusOf[hid]
-    if status == nil then
-      local raw = redis.call('HGET', KEYS[4], hid)
-      status = raw and cmsgpack.unpack(raw)[2] or ''
-      statusOf[hid] = status
-    end
-    out[#out + 1] = fields[i]
-    out[#out + 1] = status == 'CONFIRMING' and 'H0' or ('H' .. exp)
-  end
+export const SEAT_MAP_HOLD_STATUSES = `
+local out = {}
+for i = 1, #ARGV do
+  local raw = redis.call('HGET', KEYS[4], ARGV[i])
+  out[i] = raw and cmsgpack.unpack(raw)[2] or ''
 end
-return { page[1], version, NOW, out }
+return out
 `;
 
 /**
