@@ -7,6 +7,7 @@ import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
 import { HoldIds } from './hold-ids';
 import { HoldStore } from './hold.store';
+import { eventually } from '../../../../../test/support/eventually';
 import { eventIdsInDistinctShards } from '../../../../../test/support/shard-events';
 import { HoldLayout } from './hold-keys';
 
@@ -321,18 +322,28 @@ describe('HoldStore', () => {
   });
 
   it('leaves an extended hold alone when the sweeper reads its old position in the index', async () => {
-    const r = await hold(eventId, ['L-1'], { ttlMs: 30 });
+    // long enough for the extend to arrive in time on a loaded machine (it is checked below)
+    const r = await hold(eventId, ['L-1'], { ttlMs: 500 });
     if (!r.ok) {
       throw new Error(r.error);
     }
-    await store.extendHold({
+    const extended = await store.extendHold({
       holdId: r.hold.holdId,
       userId: 'alice',
       ttlMs: 30_000,
       maxExtensions: 3,
       fencingToken: 2,
     });
-    await sleep(50);
+    expect(extended.ok).toBe(true);
+    // the index's old position (the first expireAt) is now in the past: the sweep reads it
+    await eventually(
+      async () => {
+        const [sec, us] = await redis.time();
+        return Number(sec) * 1000 + Math.floor(Number(us) / 1000) > r.hold.expireAtMs;
+      },
+      5000,
+      'the first expiry passed',
+    );
     expect((await store.sweepShard(store.layout.shardOf(eventId), 10)).expiredSeats).toBe(0);
     expect((await store.seatStates(eventId)).get('L-1')).toBe('HELD');
   });
