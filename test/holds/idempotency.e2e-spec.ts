@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key on POST /v1/events/{eventId}/holds, and the 503 BUSY answer when a seat lock cannot
+ * Idempotency-Key on hold, extend and confirm (the @Idempotent() interceptor), and the 503 BUSY answer when a seat lock cannot
  * be had: same key + same body replays the first answer (refusals included), another body is 422,
  * a duplicate in flight is 409, and answers that say nothing about the request (503) are not kept.
  */
@@ -124,5 +124,64 @@ describe('a seat whose lock is taken', () => {
     }
     const after = await api.call('GET', `/v1/holds/${h.holdId}`, { token: alice });
     expect(after.body).toMatchObject({ status: 'ACTIVE', extensionsUsed: 0 });
+  });
+});
+
+describe('Idempotency-Key on extend and confirm', () => {
+  it('a retried extend replays the first answer instead of using another extension', async () => {
+    const h = await hold(alice, ['S-B-10']);
+    expect(h.status).toBe(201);
+    const k = key();
+    const extend = () =>
+      api.call('POST', `/v1/holds/${h.body.holdId}/extend`, {
+        token: alice,
+        body: { ttlSeconds: 120 },
+        headers: k,
+      });
+    const first = await extend();
+    expect(first.status).toBe(200);
+    expect(first.body.extensionsUsed).toBe(1);
+    const retry = await extend();
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body).toEqual(first.body);
+    const read = await api.call('GET', `/v1/holds/${h.body.holdId}`, { token: alice });
+    expect(read.body.extensionsUsed).toBe(1);
+    // the same key for another request (another ttl) is refused, and uses nothing either
+    const other = await api.call('POST', `/v1/holds/${h.body.holdId}/extend`, {
+      token: alice,
+      body: { ttlSeconds: 90 },
+      headers: k,
+    });
+    expect([other.status, other.body.code]).toEqual([422, 'IDEMPOTENCY_KEY_REUSED']);
+    expect((await api.call('GET', `/v1/holds/${h.body.holdId}`, { token: alice })).body.extensionsUsed).toBe(
+      1,
+    );
+  });
+
+  it('a retried confirm replays its 201 with the same booking', async () => {
+    const h = await hold(alice, ['S-B-11']);
+    const k = key();
+    const confirm = () =>
+      api.call('POST', `/v1/holds/${h.body.holdId}/confirm`, {
+        token: alice,
+        body: { orderId: `order-${n}` },
+        headers: k,
+      });
+    const first = await confirm();
+    expect(first.status).toBe(201);
+    const retry = await confirm();
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body).toEqual(first.body);
+  });
+
+  it('a key names one request per user: the same key of another user is another request', async () => {
+    const bob = await api.token('bob-idem');
+    const k = key();
+    const a = await hold(alice, ['S-B-12'], k);
+    const b = await hold(bob, ['S-B-13'], k);
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(b.headers.get('idempotent-replayed')).toBeNull();
   });
 });

@@ -3,7 +3,9 @@
  * instances: 429 RATE_LIMITED with Retry-After in the error envelope, per user (not per address) when a
  * token is sent, and one caller's count shared across instances.
  */
+import Redis from 'ioredis';
 import { SyncedThrottlerStorage } from '../../apps/seat-api/src/rate-limit/synced-throttler.storage';
+import { eventually } from '../support/eventually';
 import { Api, createEvent, startApi } from '../support/seat-api';
 
 const WINDOW_SECONDS = 3600;
@@ -99,4 +101,42 @@ describe('rate limits', () => {
       expectRateLimited(await seatMap(one, 'rl-dave'));
       expect((await seatMap(one, 'rl-erin')).status).toBe(200);
     }));
+
+  it('sync the counts of many callers in one Redis call, not one per caller', async () => {
+    // every hold from another user (a sale) must not cost a Redis command per caller per sync interval
+    const monitor = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const feed = await monitor.monitor();
+    const callers = Array.from({ length: 20 }, (_, i) => `rl-many-${i}`);
+    const calls: string[][] = [];
+    // commands a client sent, not those a script ran (MONITOR shows both; the latter with source "lua")
+    feed.on('monitor', (_time: string, args: string[], source: string) => {
+      if (!source.includes('lua') && args.some((a) => a.includes('rl-many-'))) {
+        calls.push(args);
+      }
+    });
+    try {
+      const storage = one.app.get(SyncedThrottlerStorage);
+      await storage.sync(); // nothing of ours pending
+      const ttl = WINDOW_SECONDS * 1000;
+      // in one synchronous loop: no sync can start between these (the timer runs between ticks only)
+      const first = callers.map((caller) => storage.increment(caller, ttl, 10, ttl, 'holdCreate'));
+      expect((await Promise.all(first)).map((r) => r.totalHits)).toEqual(callers.map(() => 1));
+      await storage.sync();
+      await eventually(
+        () => callers.every((c) => calls.some((args) => args.some((a) => a.includes(`{holdCreate:${c}}`)))),
+        5000,
+        'every caller synced',
+      );
+      expect(calls).toHaveLength(1);
+      // and the shared totals came back: each caller's next hit is its second
+      for (const caller of callers) {
+        await expect(storage.increment(caller, ttl, 10, ttl, 'holdCreate')).resolves.toMatchObject({
+          totalHits: 2,
+        });
+      }
+    } finally {
+      feed.disconnect();
+      monitor.disconnect();
+    }
+  });
 });

@@ -1,11 +1,35 @@
-import helmet from '@fastify/helmet';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import helmet, { type HelmetOptions } from 'helmet';
 
 /** What the API's routes use, so a preflight names nothing else. */
 const CORS_METHODS = ['GET', 'POST', 'DELETE'];
 const CORS_REQUEST_HEADERS = ['authorization', 'content-type', 'idempotency-key', 'x-request-id'];
 /** Answer headers a browser client acts on: the request id to report, when to retry, a replayed answer. */
 const CORS_EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'idempotent-replayed'];
+
+/** helmet's defaults minus `upgrade-insecure-requests` (why: enableBrowserSecurity). */
+const HELMET_OPTIONS: HelmetOptions = {
+  contentSecurityPolicy: { useDefaults: true, directives: { 'upgrade-insecure-requests': null } },
+};
+
+/**
+ * The headers helmet sets for `options`, computed once by running its middleware on a response that only
+ * records them. With static options (no per-request nonce or directive function) helmet sets the same
+ * headers on every answer, so per request we only copy them. @fastify/helmet rebuilt helmet from the
+ * options on every request (parsing the CSP directives each time) in two hooks, one async: about a
+ * twentieth of the service's CPU per hold in bench:http.
+ */
+export function helmetHeaders(options: HelmetOptions = HELMET_OPTIONS): [string, string][] {
+  const headers: [string, string][] = [];
+  const recorder = {
+    setHeader: (name: string, value: string) => headers.push([name.toLowerCase(), String(value)]),
+    removeHeader: () => undefined, // X-Powered-By: Fastify never sets it
+  } as unknown as ServerResponse;
+  // bad options throw here, at boot (helmet >= 8.1 throws rather than passing the error on)
+  helmet(options)({} as IncomingMessage, recorder, () => undefined);
+  return headers;
+}
 
 /**
  * CORS and helmet's security headers.
@@ -18,10 +42,7 @@ const CORS_EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'idempotent-replaye
  *   suits the Swagger page; the seat picker's files set their own stricter policy
  *   (seat-picker.module.ts), which replaces this one on those answers.
  */
-export async function enableBrowserSecurity(
-  app: NestFastifyApplication,
-  corsOrigins: string[],
-): Promise<void> {
+export function enableBrowserSecurity(app: NestFastifyApplication, corsOrigins: string[]): void {
   if (corsOrigins.length > 0) {
     app.enableCors({
       origin: corsOrigins,
@@ -32,7 +53,15 @@ export async function enableBrowserSecurity(
       maxAge: 600,
     });
   }
-  await app.register(helmet, {
-    contentSecurityPolicy: { useDefaults: true, directives: { 'upgrade-insecure-requests': null } },
-  });
+  // set on the raw response, as helmet does: a route's own value (the seat picker's CSP) replaces it
+  const headers = helmetHeaders();
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRequest', (_req, reply, done) => {
+      for (const [name, value] of headers) {
+        reply.raw.setHeader(name, value);
+      }
+      done();
+    });
 }

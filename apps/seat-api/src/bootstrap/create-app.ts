@@ -4,7 +4,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppConfig } from '@app/config';
-import { Logger, PinoLogger } from 'nestjs-pino';
+import { Logger } from 'nestjs-pino';
 import { bindRequestLogContext, recordHttpMetrics, requestIdOf } from '@app/observability';
 import { AppModule } from '../app.module';
 import { ErrorEnvelopeFilter, sendErrorEnvelope } from '../common/error-envelope.filter';
@@ -66,9 +66,9 @@ export async function createSeatApi(moduleRef?: SeatApiModuleRef): Promise<NestF
   });
   app.useLogger(app.get(Logger));
   app.flushLogs();
-  bindRequestLogContext(adapter.getInstance(), await app.resolve(PinoLogger));
+  bindRequestLogContext(adapter.getInstance());
   enableGracefulShutdown(app, config.http.shutdownDrainMs);
-  await enableBrowserSecurity(app, config.http.corsOrigins);
+  enableBrowserSecurity(app, config.http.corsOrigins);
   app.useGlobalFilters(new ErrorEnvelopeFilter());
   app.useGlobalPipes(createValidationPipe());
   // every answer names its request, so a client report can be matched with our logs

@@ -1,10 +1,9 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { AuthUser } from '../auth/auth-user';
 import { CurrentUser } from '../auth/auth.decorators';
 import { eventIdPipe as uuidPipe } from '../common/pipes/event-id.pipe';
-import { ApiError } from '../common/api-error';
 import { ApiErrors } from '../common/api-errors.decorator';
 import { ConfirmHoldDto } from './dto/confirm-hold.dto';
 import { CreateHoldDto } from './dto/create-hold.dto';
@@ -12,23 +11,18 @@ import { ExtendHoldDto } from './dto/extend-hold.dto';
 import { BookingView, HoldView } from './hold.view';
 import { RateLimited } from '../rate-limit/rate-limit.decorator';
 import { HoldsService } from './holds.service';
-import { IdempotencyService } from './idempotency.service';
-
-const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
+import { Idempotent } from './idempotency/idempotent.decorator';
 
 @ApiTags('holds')
 @ApiBearerAuth()
 @Controller('v1')
 export class HoldsController {
-  constructor(
-    private readonly holds: HoldsService,
-    private readonly idempotency: IdempotencyService,
-  ) {}
+  constructor(private readonly holds: HoldsService) {}
 
   @Post('events/:eventId/holds')
   @RateLimited('holdCreate')
   @ApiOperation({ summary: 'Hold seats, all or none' })
-  @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'replays the first answer for 24 h' })
+  @Idempotent()
   @ApiResponse({ status: 201, type: HoldView })
   @ApiErrors(
     [404, 'EVENT_NOT_FOUND | SEAT_NOT_FOUND (errors: [{ seatId }])'],
@@ -37,69 +31,12 @@ export class HoldsController {
     [429, 'RATE_LIMITED (Retry-After)'],
     [503, 'BUSY | DEPENDENCY_UNAVAILABLE (Retry-After)'],
   )
-  async create(
+  create(
     @Param('eventId', uuidPipe) eventId: string,
     @Body() dto: CreateHoldDto,
     @CurrentUser() user: AuthUser,
-    @Headers('idempotency-key') idempotencyKey: string | undefined,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<unknown> {
-    if (idempotencyKey === undefined) {
-      return this.holds.hold(user, eventId, dto.seatIds, dto.ttlSeconds);
-    }
-    if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
-      throw new ApiError(400, 'VALIDATION_FAILED', 'Idempotency-Key is not valid', [
-        { field: 'Idempotency-Key', message: 'must be 1-128 chars of letters, digits, . _ : -' },
-      ]);
-    }
-    const fingerprint = this.idempotency.fingerprint({
-      eventId,
-      seatIds: dto.seatIds,
-      ttlSeconds: dto.ttlSeconds,
-    });
-    const claim = await this.idempotency.claim(user.id, idempotencyKey, fingerprint);
-    switch (claim.state) {
-      case 'MISMATCH':
-        throw new ApiError(
-          422,
-          'IDEMPOTENCY_KEY_REUSED',
-          'This Idempotency-Key was used for another request',
-        );
-      case 'IN_PROGRESS':
-        throw new ApiError(
-          409,
-          'IDEMPOTENCY_IN_PROGRESS',
-          'A request with this Idempotency-Key is still running',
-          undefined,
-          {
-            'retry-after': '1',
-          },
-        );
-      case 'DONE':
-        void reply.status(claim.status).header('idempotent-replayed', 'true');
-        return claim.body;
-      case 'NEW':
-        break;
-    }
-    try {
-      const hold = await this.holds.hold(user, eventId, dto.seatIds, dto.ttlSeconds);
-      await this.idempotency.complete(user.id, idempotencyKey, fingerprint, 201, hold);
-      return hold;
-    } catch (e) {
-      if (e instanceof ApiError && e.getStatus() < 500) {
-        // a refusal (409 SEATS_UNAVAILABLE included) is the first answer, replayed like a success; 5xx
-        // (busy, dependency down) says nothing about the request, so the key is freed for a retry
-        await this.idempotency.complete(user.id, idempotencyKey, fingerprint, e.getStatus(), {
-          statusCode: e.getStatus(),
-          code: e.code,
-          message: e.message,
-          ...(e.errors ? { errors: e.errors } : {}),
-        });
-      } else {
-        await this.idempotency.abandon(user.id, idempotencyKey);
-      }
-      throw e;
-    }
+  ): Promise<HoldView> {
+    return this.holds.hold(user, eventId, dto.seatIds, dto.ttlSeconds);
   }
 
   @Get('holds/:holdId')
@@ -112,6 +49,7 @@ export class HoldsController {
 
   @Post('holds/:holdId/extend')
   @HttpCode(200)
+  @Idempotent()
   @ApiOperation({ summary: 'New expiry = now + ttlSeconds (within the lifetime and extension caps)' })
   @ApiResponse({ status: 200, type: HoldView })
   @ApiErrors(
@@ -138,6 +76,7 @@ export class HoldsController {
   }
 
   @Post('holds/:holdId/confirm')
+  @Idempotent()
   @ApiOperation({ summary: 'Book the held seats; the same orderId again replays the booking' })
   @ApiResponse({ status: 201, type: BookingView })
   @ApiResponse({ status: 200, type: BookingView, description: 'replay of an earlier confirm' })

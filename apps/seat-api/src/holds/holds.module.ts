@@ -4,13 +4,14 @@ import { ConfirmHoldUseCase } from './confirm/confirm-hold.use-case';
 import { ConfirmModule } from './confirm/confirm.module';
 import { HoldsController } from './holds.controller';
 import { HoldsService } from './holds.service';
-import { IdempotencyService } from './idempotency.service';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { IdempotencyService } from './idempotency/idempotency.service';
 import { HoldStoreModule } from './store';
 
 @Module({
   imports: [HoldStoreModule, CatalogueModule, ConfirmModule],
   controllers: [HoldsController],
-  providers: [HoldsService, ConfirmHoldUseCase, IdempotencyService],
+  providers: [HoldsService, ConfirmHoldUseCase, IdempotencyService, IdempotencyInterceptor],
   exports: [ConfirmModule],
 })
 export class HoldsModule {}

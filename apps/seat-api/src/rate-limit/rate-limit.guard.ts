@@ -16,6 +16,16 @@ export class RateLimitGuard extends ThrottlerGuard {
     return Promise.resolve(req.user ? `user:${req.user.id}` : `ip:${req.ip ?? 'unknown'}`);
   }
 
+  /**
+   * The library's key is a sha256 of `<class>-<handler>-<throttler>-<tracker>`, hashed on every request
+   * for a storage that would hash it again. SyncedThrottlerStorage keeps keys in memory and puts them in
+   * Redis key names (prefixed with the throttler's name), so the plain string does: same parts, same
+   * meaning, one count per route and caller.
+   */
+  protected override generateKey(context: ExecutionContext, tracker: string): string {
+    return `${context.getClass().name}-${context.getHandler().name}-${tracker}`;
+  }
+
   protected override throwThrottlingException(
     _context: ExecutionContext,
     detail: ThrottlerLimitDetail,

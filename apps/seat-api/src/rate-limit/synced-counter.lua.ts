@@ -1,11 +1,16 @@
 /**
- * Adds one instance's hits since its last sync to the shared window counter and answers the total.
- * KEYS[1] = the counter of one caller, one limit, one window; ARGV[1] = hits to add, ARGV[2] = ms the
- * counter must outlive its window by. The expiry is set on every call: a counter that lost it (or was
- * created by INCRBY after an eviction) can never stay forever.
+ * Adds one instance's hits since its last sync to the shared window counters and answers the totals, for
+ * every caller the instance saw in the interval at once (one round trip per sync, not one per caller).
+ * KEYS = the counters (one caller, one limit, one window each; all in one hash slot on a Cluster);
+ * ARGV[2i-1] = hits to add to KEYS[i], ARGV[2i] = ms KEYS[i] must outlive its window by. The expiry is set
+ * on every call: a counter that lost it (or was created by INCRBY after an eviction) can never stay forever.
+ * Returns the totals in KEYS order.
  */
-export const SYNC_COUNTER = `
-local total = redis.call('INCRBY', KEYS[1], ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return total
+export const SYNC_COUNTERS = `
+local totals = {}
+for i = 1, #KEYS do
+  totals[i] = redis.call('INCRBY', KEYS[i], ARGV[2 * i - 1])
+  redis.call('PEXPIRE', KEYS[i], ARGV[2 * i])
+end
+return totals
 `;

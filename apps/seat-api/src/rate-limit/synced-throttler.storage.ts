@@ -1,15 +1,22 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
-import type Redis from 'ioredis';
-import { REDIS_CLIENT } from '@app/redis';
+import type { Cluster } from 'ioredis';
+import { REDIS_CLIENT, RedisClient } from '@app/redis';
 import { counter, gauge } from '@app/observability';
-import { SYNC_COUNTER } from './synced-counter.lua';
+import { keySlot } from './key-slot';
+import { SYNC_COUNTERS } from './synced-counter.lua';
 
 /** How often an instance adds its new hits to Redis and learns the other instances' totals. */
 export const SYNC_INTERVAL_MS = 100;
 /** Callers tracked at once per instance; past it the least recently seen one is forgotten. */
 const MAX_TRACKED = 50_000;
+/** Counters per script call at most: bounds how long one sync keeps Redis busy (a few ms at this size). */
+const MAX_KEYS_PER_CALL = 1000;
+
+type SyncRunner = {
+  rateLimitSync(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number[]>;
+};
 
 const tracked = gauge('rate_limit_tracked_callers', 'Caller windows this instance keeps in memory');
 const refused = counter('rate_limit_refused_total', 'Requests refused with 429, by limit', ['limit']);
@@ -50,10 +57,15 @@ export class SyncedThrottlerStorage implements ThrottlerStorage, OnModuleInit, O
   private syncing?: Promise<void>;
   private failing = false;
 
-  constructor(@Inject(REDIS_CLIENT) private readonly redis: Redis) {
+  /** Prepended by the client to every key: part of what a Cluster hashes (a tag may sit in it). */
+  private readonly keyPrefix: string;
+
+  constructor(@Inject(REDIS_CLIENT) private readonly redis: RedisClient) {
     if (!('rateLimitSync' in redis)) {
-      redis.defineCommand('rateLimitSync', { numberOfKeys: 1, lua: SYNC_COUNTER });
+      // no fixed key count: each call passes its own (ioredis still prefixes the keys)
+      redis.defineCommand('rateLimitSync', { lua: SYNC_COUNTERS });
     }
+    this.keyPrefix = (redis.isCluster ? (redis as Cluster).options.keyPrefix : redis.options.keyPrefix) ?? '';
   }
 
   onModuleInit(): void {
@@ -112,7 +124,7 @@ export class SyncedThrottlerStorage implements ThrottlerStorage, OnModuleInit, O
       index,
       endsAtMs: (index + 1) * ttlMs,
       ttlMs,
-      // the key names the hashed caller (from the guard) and the window: one counter per window
+      // the key names the route and caller (from the guard) and the window: one counter per window
       redisKey: `rl:{${id}}:${index}`,
       known: 0,
       unsynced: 0,
@@ -141,26 +153,52 @@ export class SyncedThrottlerStorage implements ThrottlerStorage, OnModuleInit, O
       }
     }
     this.dirty.clear();
-    const run = this.redis as unknown as {
-      rateLimitSync(key: string, add: number, ttl: number): Promise<number>;
-    };
-    const results = await Promise.allSettled(
-      batch.map((w) => run.rateLimitSync(w.redisKey, w.inFlight, w.ttlMs * 2)),
-    );
+    const calls = this.groupForCalls(batch);
+    const results = await Promise.allSettled(calls.map((windows) => this.syncCall(windows)));
     let failed = 0;
     results.forEach((r, i) => {
-      const w = batch[i];
-      if (r.status === 'fulfilled') {
-        w.known = Math.max(w.known, Number(r.value));
-      } else {
-        failed++;
-        w.unsynced += w.inFlight; // sent again next time: Redis never counted them
-        this.dirty.add(w.id);
+      for (const [k, w] of calls[i].entries()) {
+        if (r.status === 'fulfilled') {
+          w.known = Math.max(w.known, Number(r.value[k]));
+        } else {
+          failed++;
+          w.unsynced += w.inFlight; // sent again next time: Redis never counted them
+          this.dirty.add(w.id);
+        }
+        w.inFlight = 0;
       }
-      w.inFlight = 0;
     });
     this.reportFailures(failed);
     this.forgetEnded(now);
+  }
+
+  /**
+   * The windows to send, as script calls: on a single Redis all in one (in chunks of MAX_KEYS_PER_CALL);
+   * on a Cluster one per hash slot, since a script may only touch keys of one slot.
+   */
+  private groupForCalls(batch: Window[]): Window[][] {
+    const groups = new Map<number, Window[]>();
+    for (const w of batch) {
+      const slot = this.redis.isCluster ? keySlot(this.keyPrefix + w.redisKey) : 0;
+      let group = groups.get(slot);
+      if (!group) {
+        groups.set(slot, (group = []));
+      }
+      group.push(w);
+    }
+    const calls: Window[][] = [];
+    for (const group of groups.values()) {
+      for (let i = 0; i < group.length; i += MAX_KEYS_PER_CALL) {
+        calls.push(group.slice(i, i + MAX_KEYS_PER_CALL));
+      }
+    }
+    return calls;
+  }
+
+  private syncCall(windows: Window[]): Promise<number[]> {
+    const keys = windows.map((w) => w.redisKey);
+    const args = windows.flatMap((w) => [w.inFlight, w.ttlMs * 2]);
+    return (this.redis as unknown as SyncRunner).rateLimitSync(keys.length, ...keys, ...args);
   }
 
   private reportFailures(failed: number): void {

@@ -1,0 +1,101 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { from, Observable, of } from 'rxjs';
+import { catchError, mergeMap } from 'rxjs/operators';
+import { AuthUser } from '../../auth/auth-user';
+import { ApiError } from '../../common/api-error';
+import { IdempotencyService } from './idempotency.service';
+
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** JSON with object keys sorted: two bodies that differ only in key order are the same request. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  );
+}
+
+/**
+ * `Idempotency-Key` for the routes marked @Idempotent(), per user for 24 h: the same key with the same request
+ * (route, path parameters, body) replays the first answer (header `idempotent-replayed: true`); the same key
+ * with another request is 422 IDEMPOTENCY_KEY_REUSED; a duplicate while the first still runs is 409
+ * IDEMPOTENCY_IN_PROGRESS. A refusal (4xx) is the first answer and is replayed like a success; a 5xx (busy,
+ * a dependency down) says nothing about the request, so the key is freed for a retry. Without the header the
+ * route runs as it would anyway.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(private readonly idempotency: IdempotencyService) {}
+
+  async intercept(ctx: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const http = ctx.switchToHttp();
+    const req = http.getRequest<FastifyRequest & { user?: AuthUser }>();
+    const reply = http.getResponse<FastifyReply>();
+    const key = req.headers['idempotency-key'];
+    if (key === undefined || !req.user) {
+      return next.handle();
+    }
+    if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) {
+      throw new ApiError(400, 'VALIDATION_FAILED', 'Idempotency-Key is not valid', [
+        { field: 'Idempotency-Key', message: 'must be 1-128 chars of letters, digits, . _ : -' },
+      ]);
+    }
+    const userId = req.user.id;
+    const fingerprint = this.idempotency.fingerprint(
+      canonical({ route: `${req.method} ${req.routeOptions.url}`, params: req.params, body: req.body }),
+    );
+    const claim = await this.idempotency.claim(userId, key, fingerprint);
+    switch (claim.state) {
+      case 'MISMATCH':
+        throw new ApiError(
+          422,
+          'IDEMPOTENCY_KEY_REUSED',
+          'This Idempotency-Key was used for another request',
+        );
+      case 'IN_PROGRESS':
+        throw new ApiError(
+          409,
+          'IDEMPOTENCY_IN_PROGRESS',
+          'A request with this Idempotency-Key is still running',
+          undefined,
+          {
+            'retry-after': '1',
+          },
+        );
+      case 'DONE':
+        void reply.status(claim.status).header('idempotent-replayed', 'true');
+        return of(claim.body);
+      case 'NEW':
+        break;
+    }
+    return (next.handle() as Observable<unknown>).pipe(
+      // the status is read after the handler: Nest has set the route's code, and a handler that chose its
+      // own (confirm: 201 new, 200 replay) has set that
+      mergeMap((body: unknown) =>
+        from(this.idempotency.complete(userId, key, fingerprint, reply.statusCode, body).then(() => body)),
+      ),
+      catchError((e: unknown) =>
+        from(this.settleFailure(userId, key, fingerprint, e)).pipe(
+          mergeMap(() => {
+            throw e;
+          }),
+        ),
+      ),
+    );
+  }
+
+  private async settleFailure(userId: string, key: string, fingerprint: string, e: unknown): Promise<void> {
+    if (e instanceof ApiError && e.getStatus() < 500) {
+      await this.idempotency.complete(userId, key, fingerprint, e.getStatus(), {
+        statusCode: e.getStatus(),
+        code: e.code,
+        message: e.message,
+        ...(e.errors ? { errors: e.errors } : {}),
+      });
+    } else {
+      await this.idempotency.abandon(userId, key);
+    }
+  }
+}
