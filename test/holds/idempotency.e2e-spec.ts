@@ -62,6 +62,9 @@ it('replays a refusal (409 SEATS_UNAVAILABLE) for the same key even after the se
     code: 'SEATS_UNAVAILABLE',
     errors: [{ seatId: 'S-A-2', reason: 'HELD' }],
   });
+  // the replayed envelope names this request, not the first one
+  expect(replay.body.requestId).toBe(replay.headers.get('x-request-id'));
+  expect(replay.body.requestId).not.toBe(first.body.requestId);
   expect(await holdsOf('S-A-2')).toBe('AVAILABLE'); // the replay changed nothing
   // a new key is a new attempt
   expect((await hold(alice, ['S-A-2'], key())).status).toBe(201);

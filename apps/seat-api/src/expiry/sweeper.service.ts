@@ -84,10 +84,23 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
   async sweepAll(): Promise<number> {
     const end = sweepDuration.startTimer();
     let freed = 0;
+    // one shard that fails (its master failing over, say) does not keep the others from being swept
+    let failed = 0;
+    let firstError: unknown;
     for (const shard of this.shards.ownedShards()) {
-      freed += (await this.shards.onShard(shard, (signal) => this.sweepShard(shard, signal))) ?? 0;
+      try {
+        freed += (await this.shards.onShard(shard, (signal) => this.sweepShard(shard, signal))) ?? 0;
+      } catch (e) {
+        failed++;
+        firstError ??= e;
+      }
     }
     end();
+    if (failed > 0) {
+      throw new Error(
+        `${failed} shard(s) not swept: ${(firstError as Error)?.message ?? String(firstError)}`,
+      );
+    }
     if (freed > 0) {
       seatsExpired.inc(freed);
       this.logger.debug(`freed ${freed} expired seat(s)`);

@@ -40,8 +40,8 @@ interface Window {
  * The hit counts behind @nestjs/throttler, shared by every instance through Redis without a Redis round
  * trip per request (a hold already makes three, the most issue #11 allows). Each instance decides from
  * what it knows: the shared total as of its last sync plus its own hits since. Every SYNC_INTERVAL_MS it
- * adds its new hits to the shared counter (one script per active caller, auto-pipelined) and learns the
- * total. On one instance the limit is exact; a caller spread over several instances can get past it by
+ * adds its new hits to the shared counters and learns the totals: one script call per interval for all
+ * callers (one per hash-slot group on a Cluster). On one instance the limit is exact; a caller spread over several instances can get past it by
  * what each instance lets through before its next sync shows it the others' hits (one interval's worth). If Redis does not answer, each
  * instance keeps limiting on its own counts and sends them when Redis is back.
  *

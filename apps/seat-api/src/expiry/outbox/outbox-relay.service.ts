@@ -187,6 +187,9 @@ export class OutboxRelayService {
           malformed.push(id);
         }
       }
+      if (signal.aborted) {
+        break; // the lease was lost while reading: the next owner publishes these, in order
+      }
       await this.publisher.publish(events);
       // a record that cannot become a SeatExpired would be re-read forever and stall its event: moved aside
       await this.streams.settle(

@@ -174,7 +174,11 @@ export class ShardOwnership implements OnApplicationBootstrap, BeforeApplication
           }
         },
         (e: unknown) => {
-          this.acquiring.delete(shard);
+          const stillWaiting = this.acquiring.delete(shard);
+          if (!stillWaiting) {
+            // the shard was taken (resolved true) and its work failed later: not lost, logged here
+            this.logger.warn({ msg: 'shard work ended with an error', shard, error: String(e) });
+          }
           reject(e instanceof Error ? e : new Error(String(e)));
         },
       );
@@ -198,7 +202,10 @@ export class ShardOwnership implements OnApplicationBootstrap, BeforeApplication
     if (this.owned.get(shard) === entry) {
       this.owned.delete(shard);
     }
-    // the step under way ends before the lease is given back: two owners never work on one shard
+    // the step under way ends before the lease is given back, so on a release two owners never work on one
+    // shard. A lease LOST mid-step is another matter: a batch already on its way to Kafka may be sent again by
+    // the next owner (consumers drop the duplicate by CloudEvent id; the relay checks the signal before each
+    // publish to keep that window to one batch).
     await Promise.allSettled([...entry.work]);
     if (lock.signal.aborted && !this.stopped) {
       this.logger.warn({ msg: 'shard lease lost: another instance takes it over', shard });

@@ -1,4 +1,4 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { from, Observable, of } from 'rxjs';
 import { catchError, mergeMap } from 'rxjs/operators';
@@ -27,6 +27,7 @@ function canonical(value: unknown): string {
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
+  private readonly logger = new Logger('Idempotency');
   constructor(private readonly idempotency: IdempotencyService) {}
 
   async intercept(ctx: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
@@ -66,16 +67,19 @@ export class IdempotencyInterceptor implements NestInterceptor {
         );
       case 'DONE':
         void reply.status(claim.status).header('idempotent-replayed', 'true');
-        return of(claim.body);
+        // a replayed refusal names this request, like every error the service sends
+        return of(
+          claim.status >= 400 && claim.body && typeof claim.body === 'object'
+            ? { ...claim.body, requestId: req.id }
+            : claim.body,
+        );
       case 'NEW':
         break;
     }
     return (next.handle() as Observable<unknown>).pipe(
       // the status is read after the handler: Nest has set the route's code, and a handler that chose its
       // own (confirm: 201 new, 200 replay) has set that
-      mergeMap((body: unknown) =>
-        from(this.idempotency.complete(userId, key, fingerprint, reply.statusCode, body).then(() => body)),
-      ),
+      mergeMap((body: unknown) => from(this.remember(userId, key, fingerprint, reply.statusCode, body))),
       catchError((e: unknown) =>
         from(this.settleFailure(userId, key, fingerprint, e)).pipe(
           mergeMap(() => {
@@ -84,6 +88,20 @@ export class IdempotencyInterceptor implements NestInterceptor {
         ),
       ),
     );
+  }
+
+  /**
+   * Stores the answer under the key. If that fails the request's work is done all the same: the client gets
+   * its answer, and the key stays "in progress" until its claim lapses (a retry meanwhile is told 409 and
+   * cannot repeat the work; freeing the key here would let a retry do it twice).
+   */
+  private async remember(userId: string, key: string, fingerprint: string, status: number, body: unknown) {
+    try {
+      await this.idempotency.complete(userId, key, fingerprint, status, body);
+    } catch (e) {
+      this.logger.warn({ msg: 'idempotent answer not stored', userId, error: String(e) });
+    }
+    return body;
   }
 
   private async settleFailure(userId: string, key: string, fingerprint: string, e: unknown): Promise<void> {
