@@ -163,5 +163,10 @@ it('3 instances share 64 shards fairly; a dead one’s shards are taken over onc
     'the hold swept by a survivor',
   );
   others.splice(others.indexOf(dead), 1);
-  await Promise.race([dead.close().catch(() => undefined), new Promise((r) => setTimeout(r, 15_000))]);
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    dead.close().catch(() => undefined),
+    new Promise((r) => (timer = setTimeout(r, 15_000))),
+  ]);
+  clearTimeout(timer);
 });

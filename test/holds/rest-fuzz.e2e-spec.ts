@@ -357,7 +357,7 @@ const edgeCases: RawCase[] = [
   { what: 'ttl -0', method: 'POST', path: extend, raw: '{"ttlSeconds":-0}' },
   { what: 'ttl 1e-400 (0)', method: 'POST', path: extend, raw: '{"ttlSeconds":1e-400}' },
   {
-    what: 'ttl 60.0000000000000001 (60 after rounding)',
+    what: 'ttl 60.0000000000000001e400 (Infinity, written as a near-60 mantissa)',
     method: 'POST',
     path: extend,
     raw: '{"ttlSeconds":60.0000000000000001e400}',
