@@ -6,7 +6,7 @@ import prettier from 'eslint-config-prettier';
 // ---------------------------------------------------------------------------------------------------
 // Import boundaries (issue 12), as `no-restricted-imports` patterns in the manner of Immich. ESLint does
 // not resolve paths, so each pattern is a regular expression on the import string as written: relative
-// imports name folders (`../holds/store`, `../../catalogue/catalogue.service`), which is what is matched.
+// imports name folders (`../hold-store`, `../../catalogue/catalogue.service`), which is what is matched.
 //
 // Apps and libraries: no app imports another app (shared code goes to libs/, e.g. libs/contracts), and
 // libraries never import an app.
@@ -15,12 +15,11 @@ import prettier from 'eslint-config-prettier';
 //   common      shared plumbing (errors, pipes, caches, validation): imports no feature
 //   auth        -> common
 //   rate-limit  -> auth, common
-//   holds/store the Redis hold store, the shared lower layer every feature may use: imports no feature.
-//               It lives inside holds/ for now (it is being rewritten); it belongs in its own folder.
-//   catalogue   -> holds/store, rate-limit, auth, common; never the rest of holds
-//   holds       -> catalogue's public surface only (catalogue.service, catalogue.module), holds/store, ...
-//   seat-map    -> catalogue's public surface (+ catalogue/seat-cache, see below), holds/store, ...
-//   expiry      -> holds/store and the confirm rule (holds/confirm: confirm.module, confirm-settlement)
+//   hold-store  the Redis hold store, the shared lower layer every feature may use: imports no feature
+//   catalogue   -> hold-store, rate-limit, auth, common; never holds
+//   holds       -> catalogue's public surface only (catalogue.service, catalogue.module), hold-store, ...
+//   seat-map    -> catalogue's public surface (+ catalogue/seat-cache, see below), hold-store, ...
+//   expiry      -> hold-store and the confirm rule (holds/confirm: confirm.module, confirm-settlement)
 //   health      -> the outbox's public surface (expiry/outbox: outbox.module, outbox-relay.service)
 //   seat-picker imports no feature
 // and only the composition root (app.module.ts, main.ts, bootstrap/) imports app.module or bootstrap/.
@@ -44,7 +43,7 @@ const folder = (name, why) => ban(`(^|/)${name}(/|$)`, why);
 const below = (who) =>
   `${who} is lower in the feature order (see eslint.config.mjs) and must not depend on it.`;
 const NOT_UPPER = (who, names) => names.map((n) => folder(n, below(who)));
-/** holds/ except its shared hold store (and, where given, other allowed entry points). */
+/** holds/ except the given entry points. */
 const holdsExcept = (who, allowed) =>
   ban(`(^|/)holds/(?!(${allowed.join('|')})$)`, `${who} may use holds/ only through ${allowed.join(', ')}.`);
 
@@ -62,6 +61,7 @@ const boundaries = [
   seatApiFolder(
     'common',
     NOT_UPPER('common', [
+      'hold-store',
       'auth',
       'rate-limit',
       'holds',
@@ -81,7 +81,7 @@ const boundaries = [
     NOT_UPPER('rate-limit', ['holds', 'catalogue', 'seat-map', 'expiry', 'health', 'seat-picker']),
   ),
   seatApiFolder('catalogue', [
-    holdsExcept('catalogue', ['store']),
+    folder('holds', 'catalogue/ uses the hold store (hold-store/), never holds/.'),
     ...NOT_UPPER('catalogue', ['seat-map', 'expiry', 'health', 'seat-picker']),
   ]),
   seatApiFolder(
@@ -93,24 +93,23 @@ const boundaries = [
       ),
       ...NOT_UPPER('holds', ['seat-map', 'expiry', 'health', 'seat-picker']),
     ],
-    [`${SEAT_API}/holds/store/**`],
   ),
-  // The hold store imports nothing of the app: from holds/store/*.ts any `../` leaves it, from its
+  // The hold store imports nothing of the app: from hold-store/*.ts any `../` leaves it, from its
   // subfolders (lua/) any `../../` does.
   {
-    files: [`${SEAT_API}/holds/store/*.ts`],
+    files: [`${SEAT_API}/hold-store/*.ts`],
     ignores: [`${SEAT_API}/**/*.spec.ts`],
     rules: restrict([
       NOT_CONSUMER,
-      ban('^\\.\\./', 'holds/store is the lowest layer: it imports nothing of the app.'),
+      ban('^\\.\\./', 'hold-store is the lowest layer: it imports nothing of the app.'),
     ]),
   },
   {
-    files: [`${SEAT_API}/holds/store/*/**/*.ts`],
+    files: [`${SEAT_API}/hold-store/*/**/*.ts`],
     ignores: [`${SEAT_API}/**/*.spec.ts`],
     rules: restrict([
       NOT_CONSUMER,
-      ban('^\\.\\./\\.\\./', 'holds/store is the lowest layer: it imports nothing of the app.'),
+      ban('^\\.\\./\\.\\./', 'hold-store is the lowest layer: it imports nothing of the app.'),
     ]),
   },
   seatApiFolder('seat-map', [
@@ -121,11 +120,11 @@ const boundaries = [
       '(^|/)catalogue/(?!(catalogue\\.(service|module)|seat-cache)$)',
       'seat-map/ may use the catalogue only through its public surface: catalogue.service, catalogue.module.',
     ),
-    holdsExcept('seat-map', ['store']),
+    folder('holds', 'seat-map/ uses the hold store (hold-store/), never holds/.'),
     ...NOT_UPPER('seat-map', ['expiry', 'health', 'seat-picker']),
   ]),
   seatApiFolder('expiry', [
-    holdsExcept('expiry', ['store', 'confirm/confirm\\.module', 'confirm/confirm-settlement']),
+    holdsExcept('expiry', ['confirm/confirm\\.module', 'confirm/confirm-settlement']),
     ...NOT_UPPER('expiry', ['catalogue', 'seat-map', 'health', 'seat-picker']),
   ]),
   seatApiFolder('health', [

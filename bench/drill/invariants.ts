@@ -6,7 +6,7 @@
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { HoldLedgerEntry } from './shoppers';
-import { HoldLayout } from '../../apps/seat-api/src/holds/store/hold-keys';
+import { HoldLayout } from '../../apps/seat-api/src/hold-store/hold-keys';
 
 /** The services' hold-store layout (they run with the default HOLD_SHARDS). The drill's event is alone in its shard. */
 export const DRILL_LAYOUT = new HoldLayout(64);

@@ -14,7 +14,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { loadConfig } from '@app/config';
 import { ensureTopics } from '@app/kafka';
 import { DistributedLockService } from '@app/distributed-lock';
-import { HoldIds, HoldStore } from '../../apps/seat-api/src/holds/store';
+import { HoldIds, HoldStore } from '../../apps/seat-api/src/hold-store';
 import { startPrivateRedis } from '../../test/support/private-redis';
 import { BenchService, seatId, startService } from '../support/service';
 import { table, writeReport } from '../support/report';

@@ -22,7 +22,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsString } from 'class-validator';
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
-import { HoldIds, HoldStore } from '../../apps/seat-api/src/holds/store';
+import { HoldIds, HoldStore } from '../../apps/seat-api/src/hold-store';
 
 const config = loadConfig({ AUTH_JWT_SECRET: 'adapter-secret-0123456789', REDIS_URL: process.env.REDIS_URL });
 const redis = new Redis(process.env.REDIS_URL!, {

@@ -9,7 +9,7 @@ import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
-import { HoldIds, HoldStore } from '../../apps/seat-api/src/holds/store';
+import { HoldIds, HoldStore } from '../../apps/seat-api/src/hold-store';
 
 const config = loadConfig({ AUTH_JWT_SECRET: 'floor-secret-0123456789', REDIS_URL: process.env.REDIS_URL });
 // the service's own Redis switch (REDIS_AUTO_PIPELINING), so both sides write to Redis the same way

@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import { SignJWT } from 'jose';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
-import { HoldIds, HoldStore } from '../../apps/seat-api/src/holds/store';
+import { HoldIds, HoldStore } from '../../apps/seat-api/src/hold-store';
 import { startPrivateRedis } from '../../test/support/private-redis';
 import { load, LoadResult } from '../support/load';
 import { table, writeReport } from '../support/report';

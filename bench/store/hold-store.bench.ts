@@ -11,7 +11,7 @@ import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
-import { HoldIds, HoldStore } from '../../apps/seat-api/src/holds/store';
+import { HoldIds, HoldStore } from '../../apps/seat-api/src/hold-store';
 import { startPrivateRedis } from '../../test/support/private-redis';
 import { table, writeReport } from '../support/report';
 

@@ -12,15 +12,16 @@ const API = 'apps/seat-api/src';
 const REFUSED: [file: string, source: string][] = [
   // apps and libraries
   [`${API}/holds/holds.service.ts`, '../../../expiry-consumer/src/create-consumer'],
-  ['apps/expiry-consumer/src/consumer.module.ts', '../../seat-api/src/holds/store'],
+  ['apps/expiry-consumer/src/consumer.module.ts', '../../seat-api/src/hold-store'],
   ['libs/kafka/src/kafka.module.ts', '../../../apps/seat-api/src/app.module'],
   // the lower layers import no feature
-  [`${API}/common/validation.ts`, '../holds/store'],
+  [`${API}/common/validation.ts`, '../hold-store'],
   [`${API}/auth/jwt-auth.guard.ts`, '../rate-limit/rate-limit.decorator'],
-  [`${API}/holds/store/hold.store.ts`, '../holds.service'],
-  [`${API}/holds/store/lua/sweep.lua.ts`, '../../hold-errors'],
+  [`${API}/hold-store/hold.store.ts`, '../holds/holds.service'],
+  [`${API}/hold-store/lua/sweep.lua.ts`, '../../holds/hold-errors'],
   // the catalogue uses the hold store, never the rest of holds
   [`${API}/catalogue/catalogue.service.ts`, '../holds/holds.service'],
+  [`${API}/seat-map/seat-map.service.ts`, '../holds/hold.view'],
   [`${API}/catalogue/dto/create-event.dto.ts`, '../../holds/confirm/confirm.module'],
   // holds use the catalogue's public surface only, and nothing above them
   [`${API}/holds/holds.service.ts`, '../catalogue/seat-cache'],
@@ -38,19 +39,19 @@ const REFUSED: [file: string, source: string][] = [
 
 const ALLOWED: [file: string, source: string][] = [
   ['libs/database/src/data-source.ts', '@app/config'],
-  [`${API}/catalogue/catalogue.service.ts`, '../holds/store'],
+  [`${API}/catalogue/catalogue.service.ts`, '../hold-store'],
   [`${API}/holds/holds.service.ts`, '../catalogue/catalogue.service'],
   [`${API}/holds/holds.module.ts`, '../catalogue/catalogue.module'],
-  [`${API}/holds/confirm/confirm-settlement.ts`, '../store'],
-  [`${API}/holds/store/lua/sweep.lua.ts`, '../prelude.lua'],
+  [`${API}/holds/confirm/confirm-settlement.ts`, '../../hold-store'],
+  [`${API}/hold-store/lua/sweep.lua.ts`, '../prelude.lua'],
   [`${API}/expiry/confirm-reconciler.service.ts`, '../holds/confirm/confirm-settlement'],
-  [`${API}/expiry/outbox/outbox-meter.ts`, '../../holds/store'],
+  [`${API}/expiry/outbox/outbox-meter.ts`, '../../hold-store'],
   [`${API}/seat-map/seat-map.service.ts`, '../catalogue/catalogue.service'],
   [`${API}/seat-map/snapshot/seat-layout.ts`, '../../catalogue/seat-cache'], // allowed on purpose (see config)
   [`${API}/health/health.module.ts`, '../expiry/outbox/outbox.module'],
   [`${API}/rate-limit/rate-limit.guard.ts`, '../auth/auth-user'],
   [`${API}/bootstrap/create-app.ts`, '../app.module'],
-  [`${API}/holds/store/hold.store.spec.ts`, '../../../../../test/support/eventually'], // specs are exempt
+  [`${API}/hold-store/hold.store.spec.ts`, '../../../../test/support/eventually'], // specs are exempt
 ];
 
 let refused: string[][];

@@ -3,7 +3,7 @@
  * (never who holds a seat), the demo seed, and the startup repair of a Redis that lost its data.
  */
 import Redis from 'ioredis';
-import { HoldStore } from '../../apps/seat-api/src/holds/store';
+import { HoldStore } from '../../apps/seat-api/src/hold-store';
 import { DEMO_EVENT_ID } from '../../apps/seat-api/src/catalogue/demo-seed.service';
 import { Db, openDb } from '../support/db';
 import { Api, createEvent, startApi } from '../support/seat-api';

@@ -5,7 +5,7 @@
  */
 import { decodeJwt } from 'jose';
 import { DEMO_EVENT_ID } from '../../apps/seat-api/src/catalogue/demo-seed.service';
-import { HoldStore } from '../../apps/seat-api/src/holds/store';
+import { HoldStore } from '../../apps/seat-api/src/hold-store';
 import { Db, openDb } from '../support/db';
 import { Api, startApi } from '../support/seat-api';
 

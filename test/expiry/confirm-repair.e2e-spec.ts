@@ -4,7 +4,7 @@
  * (no client call in between), and the result is one state both stores and every client view agree on.
  */
 import { Client } from 'pg';
-import { HoldStore } from '../../apps/seat-api/src/holds/store';
+import { HoldStore } from '../../apps/seat-api/src/hold-store';
 import {
   beginConfirmThenStop,
   commitBookingAsConfirmWould,

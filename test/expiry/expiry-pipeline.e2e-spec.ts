@@ -6,7 +6,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
 import { startExpiryConsumer } from '../../apps/expiry-consumer/src/create-consumer';
-import { HoldIds, HoldStore } from '../../apps/seat-api/src/holds/store';
+import { HoldIds, HoldStore } from '../../apps/seat-api/src/hold-store';
 import { createSeatApi } from '../../apps/seat-api/src/bootstrap/create-app';
 import { eventually, TopicProbe } from '../support/kafka-probe';
 import { Api, createEvent, sleep, startApi } from '../support/seat-api';

@@ -6,7 +6,7 @@
  */
 import { SchedulerRegistry } from '@nestjs/schedule';
 import Redis from 'ioredis';
-import { HoldIds, HoldStore } from '../../apps/seat-api/src/holds/store';
+import { HoldIds, HoldStore } from '../../apps/seat-api/src/hold-store';
 import { OutboxMeter } from '../../apps/seat-api/src/expiry/outbox/outbox-meter';
 import { OutboxRelayService } from '../../apps/seat-api/src/expiry/outbox/outbox-relay.service';
 import {

@@ -7,7 +7,7 @@
  */
 import Redis from 'ioredis';
 import { Client } from 'pg';
-import { HoldIds, HoldStore } from '../../apps/seat-api/src/holds/store';
+import { HoldIds, HoldStore } from '../../apps/seat-api/src/hold-store';
 import { confirmHold, holdSeats } from '../support/confirm-agreement';
 import { eventually } from '../support/eventually';
 import { Api, createEvent, startApi } from '../support/seat-api';

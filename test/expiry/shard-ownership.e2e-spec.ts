@@ -9,7 +9,7 @@ import type Redis from 'ioredis';
 import { REDIS_CLIENT } from '@app/redis';
 import { createSeatApi } from '../../apps/seat-api/src/bootstrap/create-app';
 import { SHARD_SLACK, ShardOwnership } from '../../apps/seat-api/src/expiry/shards/shard-ownership.service';
-import { HoldIds, HoldStore } from '../../apps/seat-api/src/holds/store';
+import { HoldIds, HoldStore } from '../../apps/seat-api/src/hold-store';
 import { eventually, TopicProbe } from '../support/kafka-probe';
 import { Api, createEvent, startApi } from '../support/seat-api';
 

@@ -4,7 +4,7 @@
  */
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { HoldStore } from '../../apps/seat-api/src/holds/store';
+import { HoldStore } from '../../apps/seat-api/src/hold-store';
 import { beginConfirmThenStop } from '../support/confirm-agreement';
 import { Db, openDb } from '../support/db';
 import { Api, createEvent, startApi } from '../support/seat-api';

@@ -5,7 +5,7 @@
  * by someone who neither takes the seat nor lets go of it within the wait.
  */
 import Redis from 'ioredis';
-import { HoldStore } from '../../apps/seat-api/src/holds/store';
+import { HoldStore } from '../../apps/seat-api/src/hold-store';
 import { Api, createEvent, startApi } from '../support/seat-api';
 import { testRedisClient } from '../support/test-redis';
 

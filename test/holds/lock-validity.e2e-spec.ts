@@ -7,7 +7,7 @@ import Redis from 'ioredis';
 import { Client } from 'pg';
 import { beginConfirmThenStop, holdSeats } from '../support/confirm-agreement';
 import { eventually } from '../support/eventually';
-import { HoldStore } from '../../apps/seat-api/src/holds/store';
+import { HoldStore } from '../../apps/seat-api/src/hold-store';
 import { Api, createEvent, startApi } from '../support/seat-api';
 import { testRedisClient } from '../support/test-redis';
 

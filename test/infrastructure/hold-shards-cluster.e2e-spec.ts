@@ -7,7 +7,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import Redis from 'ioredis';
-import { HoldStore } from '../../apps/seat-api/src/holds/store';
+import { HoldStore } from '../../apps/seat-api/src/hold-store';
 import { eventually, TopicProbe } from '../support/kafka-probe';
 import { Api, createEvent, startApi } from '../support/seat-api';
 

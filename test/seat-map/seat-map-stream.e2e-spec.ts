@@ -6,7 +6,7 @@
  * rate limit on opening them. Public: a browser's EventSource cannot send a token.
  */
 import Redis from 'ioredis';
-import { HoldStore } from '../../apps/seat-api/src/holds/store';
+import { HoldStore } from '../../apps/seat-api/src/hold-store';
 import { eventually } from '../support/eventually';
 import { openSse, SseEvent, SseStream } from '../support/sse';
 import { Api, createEvent, startApi } from '../support/seat-api';

@@ -4,7 +4,7 @@
  * every kind of change, lazy expiry included; ETag/If-None-Match; ?section=; public; and what it costs
  * Redis: never HGETALL, HSCAN only to build a cold snapshot or to rebuild one whose log was trimmed.
  */
-import { HoldIds, HoldStore } from '../../apps/seat-api/src/holds/store';
+import { HoldIds, HoldStore } from '../../apps/seat-api/src/hold-store';
 import { eventually } from '../support/eventually';
 import { PrivateRedis, startPrivateRedis } from '../support/private-redis';
 import { Api, startApi } from '../support/seat-api';

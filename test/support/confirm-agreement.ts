@@ -5,7 +5,7 @@
  */
 import { DistributedLockService } from '@app/distributed-lock';
 import { randomUUID } from 'node:crypto';
-import { HoldRecord, HoldStore } from '../../apps/seat-api/src/holds/store';
+import { HoldRecord, HoldStore } from '../../apps/seat-api/src/hold-store';
 import { Db } from './db';
 import { Api } from './seat-api';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { HoldLayout } from '../../apps/seat-api/src/holds/store/hold-keys';
+import type { HoldLayout } from '../../apps/seat-api/src/hold-store/hold-keys';
 
 /**
  * Event ids of a test file that each land in a shard of their own (as long as shards are left), so a

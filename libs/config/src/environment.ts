@@ -104,7 +104,7 @@ export class SeatApiEnvironment extends BaseEnvironment {
   CONFIRM_TIMEOUT_MS: number = 30000;
 
   /**
-   * Shards of the hold store (see apps/seat-api/src/holds/store/hold-keys.ts): an event lives in shard
+   * Shards of the hold store (see apps/seat-api/src/hold-store/hold-keys.ts): an event lives in shard
    * fnv1a(eventId) mod HOLD_SHARDS. 64 is far above the masters anyone runs (a Cluster spreads the shards
    * over them) and keeps the per-tick work over all shards small. Changing it moves every event to
    * another shard: drain (no live hold) or migrate the keys first.

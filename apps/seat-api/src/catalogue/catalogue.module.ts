@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { HoldStoreModule } from '../holds/store';
+import { HoldStoreModule } from '../hold-store';
 import { CatalogueController } from './catalogue.controller';
 import { CatalogueService } from './catalogue.service';
 import { DemoSeedService } from './demo-seed.service';

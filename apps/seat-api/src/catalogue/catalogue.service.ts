@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { BookingSeatEntity, EventEntity, SeatEntity } from '@app/database';
 import { ApiError } from '../common/api-error';
-import { HoldStore } from '../holds/store';
+import { HoldStore } from '../hold-store';
 import { CreateEventDto } from './dto/create-event.dto';
 import { CatalogueSeat, SeatCache, SeatsById } from './seat-cache';
 

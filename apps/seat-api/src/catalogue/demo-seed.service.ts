@@ -4,7 +4,7 @@ import { SignJWT } from 'jose';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { EventEntity, SeatEntity } from '@app/database';
-import { HoldStore } from '../holds/store';
+import { HoldStore } from '../hold-store';
 
 /** Fixed id, so seeding is idempotent across restarts and instances. */
 export const DEMO_EVENT_ID = '00000000-0000-4000-8000-00000000d3e0';

@@ -3,7 +3,7 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { AppConfig } from '@app/config';
 import { DistributedLock } from '@app/distributed-lock';
 import { ConfirmSettlement } from '../holds/confirm/confirm-settlement';
-import { HoldStore } from '../holds/store';
+import { HoldStore } from '../hold-store';
 import { stuckConfirms } from './expiry.metrics';
 import { settleWithin } from './settle-within';
 import { StuckConfirms } from './stuck-confirms';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ConfirmModule } from '../holds/confirm/confirm.module';
-import { HoldStoreModule } from '../holds/store';
+import { HoldStoreModule } from '../hold-store';
 import { ConfirmReconciler } from './confirm-reconciler.service';
 import { ExpirationsController } from './expirations.controller';
 import { KafkaTopicsService } from './kafka-topics.service';

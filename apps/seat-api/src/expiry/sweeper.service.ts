@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { AppConfig } from '@app/config';
-import { HoldStore } from '../holds/store';
+import { HoldStore } from '../hold-store';
 import { seatsExpired, sweepDuration } from './expiry.metrics';
 import { ShardOwnership } from './shards/shard-ownership.service';
 import { settleWithin } from './settle-within';
@@ -13,7 +13,7 @@ const MAX_BATCHES_PER_SHARD = 50;
 /**
  * Every SWEEP_INTERVAL_MS, on every instance, for the shards it owns (ShardOwnership): frees the seats of
  * holds whose expireAt passed and records their SeatExpired events, forgets old holds and removes old
- * events (one Lua call per batch and shard, see holds/store/lua/sweep.lua.ts). A tick costs
+ * events (one Lua call per batch and shard, see hold-store/lua/sweep.lua.ts). A tick costs
  * O(owned shards + what is due), never O(events). Ownership saves work and keeps each shard's outbox in
  * order; correctness of the frees comes from the script's own re-checks.
  * Sweeping touches Redis only: confirms found stuck past their deadline are recorded for the confirm

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { BookingEntity, BookingSeatEntity } from '@app/database';
-import type { HoldRecord } from './store';
+import type { HoldRecord } from '../hold-store';
 
 /** How one confirm attempt's booking transaction ended. */
 export type BookResult =

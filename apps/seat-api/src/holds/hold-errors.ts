@@ -2,7 +2,7 @@ import { LockLostError, LockNotAcquiredError } from '@app/distributed-lock';
 import { counter } from '@app/observability';
 import { ApiError } from '../common/api-error';
 import { HoldView } from './hold.view';
-import type { HoldRecord, LostSeat, SeatConflict } from './store';
+import type { HoldRecord, LostSeat, SeatConflict } from '../hold-store';
 
 /** The refusals the hold use cases share, in one place so each code means one thing everywhere. */
 

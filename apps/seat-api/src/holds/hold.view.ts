@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import type { HoldRecord, HoldStatus } from './store';
+import type { HoldRecord, HoldStatus } from '../hold-store';
 
 /** The Hold resource as clients see it. Times come from Redis, so every instance tells the same story. */
 export class HoldView {

@@ -6,7 +6,7 @@ import { HoldsController } from './holds.controller';
 import { HoldsService } from './holds.service';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyService } from './idempotency/idempotency.service';
-import { HoldStoreModule } from './store';
+import { HoldStoreModule } from '../hold-store';
 
 @Module({
   imports: [HoldStoreModule, CatalogueModule, ConfirmModule],

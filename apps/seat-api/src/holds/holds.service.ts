@@ -21,7 +21,7 @@ import {
 import { HoldView } from './hold.view';
 import { holdChanges, holdsCreated, holdsRejected } from './holds.metrics';
 import { HOLD_SEAT_LOCK, HoldSeatLockHost, SEAT_LOCK } from './seat-lock';
-import { HoldIds, HoldRecord, HoldStore, SeatConflict, StoreResult } from './store';
+import { HoldIds, HoldRecord, HoldStore, SeatConflict, StoreResult } from '../hold-store';
 
 export { seatLockKeys } from './seat-lock';
 

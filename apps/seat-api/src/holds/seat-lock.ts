@@ -1,7 +1,7 @@
 import { DistributedLockOptions, LockBusy } from '@app/distributed-lock';
 import { seatsUnavailable } from './hold-errors';
 import { holdContention } from './holds.metrics';
-import type { HoldLayout, SeatConflict } from './store';
+import type { HoldLayout, SeatConflict } from '../hold-store';
 
 /**
  * The lock keys of seats: `seat:{s<k>}:<eventId>:<seatId>`, the tag of the event's shard (store/hold-keys.ts),

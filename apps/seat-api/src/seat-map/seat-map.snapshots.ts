@@ -2,7 +2,7 @@ import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { CatalogueService } from '../catalogue/catalogue.service';
 import { BoundedLru } from '../common/cache/bounded-lru';
-import { SeatChangeLog } from '../holds/store';
+import { SeatChangeLog } from '../hold-store';
 import { SeatLayout } from './snapshot/seat-layout';
 import { SnapshotSync, SyncSource } from './snapshot/snapshot-sync';
 

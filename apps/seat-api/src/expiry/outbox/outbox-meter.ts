@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
 import { REDIS_CLIENT } from '@app/redis';
-import { HoldStore } from '../../holds/store';
+import { HoldStore } from '../../hold-store';
 import { outboxDepth, outboxOldestAge } from '../expiry.metrics';
 import { ShardOwnership } from '../shards/shard-ownership.service';
 import type { OutboxEntry } from './outbox-record';

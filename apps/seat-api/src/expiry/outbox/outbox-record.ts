@@ -4,7 +4,7 @@ import { SEAT_EXPIRED_TYPE, SeatExpiredCloudEvent, seatExpiredEvent } from '@app
 export type OutboxEntry = [id: string, fields: string[]];
 
 /**
- * Builds the SeatExpired CloudEvent from the fields the sweep script wrote (holds/store/lua/prelude.lua.ts,
+ * Builds the SeatExpired CloudEvent from the fields the sweep script wrote (hold-store/lua/prelude.lua.ts,
  * `expire`), or null when a field is missing (a record written by a script of another version): such a
  * record could never be published. The entry id plays no part: the event's id names the hold and seat.
  */

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { HoldStoreModule } from '../../holds/store';
+import { HoldStoreModule } from '../../hold-store';
 import { ShardsModule } from '../shards/shards.module';
 import { OutboxMeter } from './outbox-meter';
 import { OutboxRelayJob } from './outbox-relay.job';

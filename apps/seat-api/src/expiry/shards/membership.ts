@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import { INSTANCES_KEY } from '../../holds/store';
+import { INSTANCES_KEY } from '../../hold-store';
 
 /**
  * Heartbeat of one instance into the membership set (one sorted set, instance -> Redis time of its last

@@ -12,7 +12,7 @@ import Redis from 'ioredis';
 import { AppConfig } from '@app/config';
 import { currentLock, DistributedLock } from '@app/distributed-lock';
 import { REDIS_CLIENT } from '@app/redis';
-import { HoldStore } from '../../holds/store';
+import { HoldStore } from '../../hold-store';
 import { settleWithin } from '../settle-within';
 import { Membership } from './membership';
 

@@ -18,7 +18,7 @@ import {
 import { BookingView } from '../hold.view';
 import { holdChanges } from '../holds.metrics';
 import { SEAT_LOCK, SeatLockSettings } from '../seat-lock';
-import { HoldIds, HoldRecord, HoldStore } from '../store';
+import { HoldIds, HoldRecord, HoldStore } from '../../hold-store';
 import { ConfirmSettlement, Settled } from './confirm-settlement';
 
 /** How long deciding an earlier attempt may wait for PostgreSQL inside a confirm (marker + read). */

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { BookingEntity } from '@app/database';
 import { counter } from '@app/observability';
 import { BookingRepository } from '../booking.repository';
-import { HoldRecord, HoldStore } from '../store';
+import { HoldRecord, HoldStore } from '../../hold-store';
 
 const settled = counter(
   'seat_confirm_settled_total',

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BookingRepository } from '../booking.repository';
-import { HoldStoreModule } from '../store';
+import { HoldStoreModule } from '../../hold-store';
 import { ConfirmSettlement } from './confirm-settlement';
 
 /**

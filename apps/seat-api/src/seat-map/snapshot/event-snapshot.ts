@@ -1,4 +1,4 @@
-import type { SeatChangeEntry, SeatCode } from '../../holds/store';
+import type { SeatChangeEntry, SeatCode } from '../../hold-store';
 import { ExpiryHeap } from './expiry-heap';
 import { RecentChanges } from './recent-changes';
 import { SeatLayout } from './seat-layout';

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { SeatChangeLog, SeatChanges } from '../../holds/store';
+import type { SeatChangeLog, SeatChanges } from '../../hold-store';
 import { builds, countMismatches, refreshes } from '../seat-map.metrics';
 import { EventSnapshot } from './event-snapshot';
 import { SeatLayout } from './seat-layout';

@@ -7,8 +7,8 @@ import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
 import { HoldIds } from './hold-ids';
 import { HoldStore } from './hold.store';
-import { eventually } from '../../../../../test/support/eventually';
-import { eventIdsInDistinctShards } from '../../../../../test/support/shard-events';
+import { eventually } from '../../../../test/support/eventually';
+import { eventIdsInDistinctShards } from '../../../../test/support/shard-events';
 import { HoldLayout } from './hold-keys';
 
 const newEventId = eventIdsInDistinctShards(new HoldLayout(loadConfig().holds.shards));
