@@ -1,0 +1,19 @@
+/**
+ * A write was applied on the Redis master but fewer replicas than REDIS_WAIT_REPLICAS confirmed it
+ * within REDIS_WAIT_TIMEOUT_MS (Redis `WAIT`). The change is in place on the master and will normally
+ * reach the replicas; it is not acknowledged to the client because a failover right now could lose it.
+ * The app answers 503 with Retry-After: retrying the same call (same Idempotency-Key) is safe.
+ */
+export class ReplicaAckTimeoutError extends Error {
+  constructor(
+    readonly action: 'hold' | 'extend' | 'release' | 'confirm',
+    readonly wanted: number,
+    readonly acknowledged: number,
+    readonly timeoutMs: number,
+  ) {
+    super(
+      `${action}: ${acknowledged} of ${wanted} Redis replica(s) confirmed the write within ${timeoutMs} ms`,
+    );
+    this.name = 'ReplicaAckTimeoutError';
+  }
+}
