@@ -5,3 +5,4 @@ export * from './redis.constants';
 export * from './redis.health';
 export * from './redis.module';
 export * from './redis.module-definition';
+export * from './replica-ack.error';

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LockBackendError, LockNotAcquiredError } from '@app/distributed-lock';
+import { ReplicaAckTimeoutError } from '@app/redis';
 import { ApiError } from './api-error';
 
 const CODE_BY_STATUS: Record<number, string> = {
@@ -94,6 +95,15 @@ function describe(e: unknown): {
       code: 'BUSY',
       message: 'Some of these seats are being changed right now; try again shortly',
       headers: { 'retry-after': String(Math.max(1, Math.ceil(Math.min(e.retryAfterMs, 5000) / 1000))) },
+    };
+  }
+  if (e instanceof ReplicaAckTimeoutError) {
+    // applied on the master, not yet on enough replicas: not acknowledged, a retry is safe (README)
+    return {
+      status: 503,
+      code: 'REPLICAS_UNAVAILABLE',
+      message: 'The change is not yet on enough Redis replicas to survive a failover; try again shortly',
+      headers: { 'retry-after': '1' },
     };
   }
   if (e instanceof LockBackendError || (e instanceof Error && REDIS_DOWN.test(e.message))) {

@@ -4,4 +4,3 @@ export * from './hold-store.module';
 export * from './hold.store';
 export * from './hold.types';
 export * from './seat-change-log';
-export { ReplicaAckTimeoutError } from './replica-ack.error';

@@ -6,7 +6,7 @@
  */
 export class ReplicaAckTimeoutError extends Error {
   constructor(
-    readonly action: 'hold' | 'extend' | 'release' | 'confirm',
+    readonly action: string,
     readonly wanted: number,
     readonly acknowledged: number,
     readonly timeoutMs: number,
