@@ -1,14 +1,22 @@
 /**
  * The foundation against the real services: migrations on PostgreSQL, Redis round trips with the
- * service's client, and a produce/consume through the real Kafka broker with kafkajs.
+ * service's client, a produce/consume through the real Kafka broker with kafkajs, and what
+ * scripts/infra.sh starts and says about them (on private ports: the shared Redis and broker stay untouched).
  */
 import 'reflect-metadata';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import Redis from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
 import { loadConfig } from '@app/config';
 import { runMigrations } from '@app/database';
 import { connectRedis, createRedisClient } from '@app/redis';
+import { freePort, startPrivateRedis } from '../support/private-redis';
 
 const config = loadConfig();
 
@@ -118,4 +126,111 @@ describe('Kafka broker', () => {
       await admin.disconnect();
     }
   });
+});
+
+describe('scripts/infra.sh', () => {
+  const repo = path.resolve(__dirname, '..', '..');
+  const run = promisify(execFile);
+  const dirs: string[] = [];
+  const tempDir = (name: string) => {
+    const dir = mkdtempSync(path.join(tmpdir(), `infra-${name}-`));
+    dirs.push(dir);
+    return dir;
+  };
+  afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+  /** Runs a checkout's infra.sh and answers what it printed. */
+  const infra = async (args: string[], env: Record<string, string>, checkout = repo): Promise<string> => {
+    const { stdout } = await run('bash', [path.join(checkout, 'scripts', 'infra.sh'), ...args], {
+      env: { ...process.env, INFRA_DIR: '', KAFKA_BROKERS: '', ...env },
+      timeout: 150_000,
+    });
+    return stdout;
+  };
+
+  it('starts its own Redis with an append-only file in INFRA_DIR (data survives down and up), and says so', async () => {
+    const dir = tempDir('redis');
+    const env = { INFRA_DIR: dir, REDIS_PORT: String(await freePort()) };
+    const up = await infra(['up', 'redis'], env);
+    expect(up).toContain('started by this checkout');
+    expect(up).toContain('append-only file on (appendfsync everysec)');
+    const redis = new Redis(Number(env.REDIS_PORT), '127.0.0.1');
+    try {
+      expect(await redis.config('GET', 'appendonly')).toEqual(['appendonly', 'yes']);
+      expect(await redis.config('GET', 'dir')).toEqual(['dir', path.join(dir, 'redis')]);
+      expect(await redis.config('GET', 'maxmemory-policy')).toEqual(['maxmemory-policy', 'noeviction']);
+      await redis.set('kept', 'across a restart');
+    } finally {
+      redis.disconnect();
+    }
+    expect(await infra(['down', 'redis'], env)).toContain('redis: stopped');
+    expect(await infra(['status', 'redis'], env)).toContain('redis: down');
+    await infra(['up', 'redis'], env);
+    const again = new Redis(Number(env.REDIS_PORT), '127.0.0.1');
+    try {
+      expect(await again.get('kept')).toBe('across a restart'); // reloaded from the append-only file
+    } finally {
+      again.disconnect();
+      await infra(['down', 'redis'], env);
+    }
+  });
+
+  it('uses a Redis already running as it is, says it has no append-only file and how to get one', async () => {
+    const other = await startPrivateRedis(); // as the machine's Redis here and on CI: no persistence
+    try {
+      const env = { INFRA_DIR: tempDir('redis-found'), REDIS_PORT: String(other.port) };
+      for (const command of ['up', 'status']) {
+        const said = await infra([command, 'redis'], env);
+        expect(said).toContain('not started by this script');
+        expect(said).toContain('append-only file OFF');
+        expect(said).toContain(`redis-cli -p ${other.port} config set appendonly yes`);
+      }
+      expect(await infra(['down', 'redis'], env)).toContain(
+        'redis: not started by this checkout; left as it is',
+      );
+      expect(await other.client.ping()).toBe('PONG');
+      expect(await other.client.config('GET', 'appendonly')).toEqual(['appendonly', 'no']); // not changed behind its back
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it("says whose Kafka broker it is, and reuses another checkout's broker only saying so", async () => {
+    // broker A: started by this checkout on private ports, with the jars the shared broker uses
+    const a = {
+      INFRA_DIR: tempDir('kafka-a'),
+      KAFKA_PORT: String(await freePort()),
+      KAFKA_CONTROLLER_PORT: String(await freePort()),
+      KAFKA_LIBS: path.join(repo, '.infra', 'kafka', 'libs'),
+    };
+    // another checkout: its own copy of the scripts, sharing this one's node_modules and broker files
+    const other = tempDir('checkout');
+    cpSync(path.join(repo, 'scripts'), path.join(other, 'scripts'), { recursive: true });
+    symlinkSync(path.join(repo, 'node_modules'), path.join(other, 'node_modules'));
+    symlinkSync(path.join(repo, 'tools'), path.join(other, 'tools'));
+    mkdirSync(path.join(other, '.infra'));
+    const b = {
+      KAFKA_PORT: a.KAFKA_PORT,
+      KAFKA_CONTROLLER_PORT: a.KAFKA_CONTROLLER_PORT,
+      KAFKA_LIBS: a.KAFKA_LIBS,
+    };
+    try {
+      expect(await infra(['up', 'kafka'], a)).toMatch(
+        /kafka: up \(127\.0\.0\.1:\d+\), started by this checkout \(pid \d+/,
+      );
+      expect(readFileSync(path.join(a.INFRA_DIR, 'kafka', 'owner'), 'utf8').trim()).toBe(repo);
+
+      const notOurs = `kafka: up (127.0.0.1:${a.KAFKA_PORT}), started by checkout ${repo} (not this one); using it`;
+      expect(await infra(['up', 'kafka'], b, other)).toContain(notOurs);
+      expect(existsSync(path.join(other, '.infra', 'kafka', 'kafka.pid'))).toBe(false); // no second broker
+      expect(await infra(['status', 'kafka'], b, other)).toContain(notOurs);
+      expect(await infra(['down', 'kafka'], b, other)).toContain(
+        'kafka: not started by this checkout; left as it is',
+      );
+      expect(await infra(['status', 'kafka'], a)).toContain('started by this checkout');
+    } finally {
+      await infra(['down', 'kafka'], a);
+    }
+    expect(await infra(['status', 'kafka'], a)).toContain('kafka: down');
+  }, 240_000);
 });
