@@ -5,9 +5,9 @@ import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 
 /**
- * The page's files: index.html, seat-picker.css, and two ES modules (seat-picker.js, which imports
- * seat-map.js). Served from here in tests and from dist/ in production: `nest build` copies them beside
- * the compiled module (assets in nest-cli.json).
+ * The page's files: index.html, seat-picker.css, and ES modules (seat-picker.js, which imports the
+ * others: see its header). Served from here in tests and from dist/ in production: `nest build` copies them
+ * beside the compiled module (assets in nest-cli.json).
  */
 export const SEAT_PICKER_DIR = join(__dirname, 'public');
 

@@ -1,0 +1,73 @@
+// @ts-check
+/**
+ * The seat API as the page calls it: JSON over fetch with the user's token, a refusal as an ApiFailure
+ * carrying the API's error envelope, and the sentence that tells the user what a failure means.
+ */
+
+/** A refused call, carrying the API's error envelope `{ statusCode, code, message, errors? }`. */
+export class ApiFailure extends Error {
+  /**
+   * @param {number} status
+   * @param {{ code?: string, message?: string, errors?: { seatId?: string, reason?: string }[] }} body
+   * @param {string | null} retryAfter
+   */
+  constructor(status, body, retryAfter) {
+    super(body.message ?? `HTTP ${status}`);
+    this.status = status;
+    this.body = body;
+    this.retryAfter = retryAfter;
+  }
+}
+
+/** @typedef {(method: string, path: string, body?: unknown) => Promise<any>} Api */
+
+/**
+ * @param {string} token the user's JWT; empty: calls go without one (the public seat map only)
+ * @returns {Api}
+ */
+export function apiClient(token) {
+  return async (method, path, body) => {
+    /** @type {Record<string, string>} */
+    const headers = { accept: 'application/json' };
+    if (token) {
+      headers.authorization = `Bearer ${token}`;
+    }
+    if (body !== undefined) {
+      headers['content-type'] = 'application/json';
+    }
+    const res = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    const data = text ? JSON.parse(text) : undefined;
+    if (!res.ok) {
+      throw new ApiFailure(res.status, data ?? {}, res.headers.get('retry-after'));
+    }
+    return data;
+  };
+}
+
+/**
+ * @param {unknown} err
+ * @param {boolean} demoEvent whether the page shows the demo event (a 404 then means it was not seeded)
+ */
+export function explain(err, demoEvent) {
+  if (!(err instanceof ApiFailure)) {
+    return `Cannot reach the service (${err instanceof Error ? err.message : String(err)}).`;
+  }
+  const { code, message, errors } = err.body;
+  if (code === 'SEATS_UNAVAILABLE') {
+    const seats = (errors ?? []).map((e) => `${e.seatId} (${(e.reason ?? 'taken').toLowerCase()})`);
+    return `Not available any more: ${seats.join(', ')}. Pick other seats.`;
+  }
+  if (err.status === 401) {
+    return 'Your token was refused (expired?). Open the link the service printed at start.';
+  }
+  if (err.status === 404 && code === 'EVENT_NOT_FOUND' && demoEvent) {
+    return 'No demo event here: start the service with SEED_DEMO_EVENT=true, or open /#token=…&event=<eventId>.';
+  }
+  const retry = err.retryAfter ? ` Try again in ${err.retryAfter} s.` : '';
+  return `${message ?? 'Request refused'} (${code ?? err.status}).${retry}`;
+}

@@ -1,0 +1,83 @@
+// @ts-check
+import { byId, formatSeconds, newOrderId, say } from './page.js';
+
+/** @typedef {import('./hold-panel.js').Hold} Hold */
+/** @typedef {{ seatIds: string[], orderId: string }} Booking */
+
+/**
+ * The four things a user does with seats, each one API call run through the panel's `act` (controls
+ * disabled meanwhile; a refusal explained and applied by the panel), plus bringing a hold back after a
+ * reload.
+ * @param {import('./hold-panel.js').HoldPanel} panel
+ * @param {import('./api-client.js').Api} api
+ * @param {string} eventPath `/v1/events/<eventId>`
+ */
+export function holdActions(panel, api, eventPath) {
+  const holdSeats = () =>
+    panel.act(async () => {
+      const seatIds = [...panel.selection];
+      /** @type {Hold} */
+      const created = await api('POST', `${eventPath}/holds`, { seatIds });
+      panel.selection.clear();
+      panel.holdTtl = Math.round((Date.parse(created.expiresAt) - Date.parse(created.createdAt)) / 1000);
+      panel.startHold(created);
+      say(`Held ${seatIds.join(', ')} for ${formatSeconds(created.expiresInSeconds)}.`);
+    });
+
+  const extendHold = () =>
+    panel.act(async () => {
+      if (!panel.hold) {
+        return;
+      }
+      /** @type {Hold} */
+      const extended = await api('POST', `/v1/holds/${panel.hold.holdId}/extend`, {
+        ttlSeconds: panel.holdTtl,
+      });
+      panel.startHold(extended);
+      say(`Extended: ${formatSeconds(extended.expiresInSeconds)} left.`);
+    });
+
+  const releaseHold = () =>
+    panel.act(async () => {
+      const { hold } = panel;
+      if (!hold) {
+        return;
+      }
+      await api('DELETE', `/v1/holds/${hold.holdId}`);
+      panel.endHold(`Released ${hold.seatIds.join(', ')}.`);
+    });
+
+  const confirmHold = () =>
+    panel.act(async () => {
+      if (!panel.hold) {
+        return;
+      }
+      const input = /** @type {HTMLInputElement} */ (byId('order-id'));
+      /** @type {Booking} */
+      const booking = await api('POST', `/v1/holds/${panel.hold.holdId}/confirm`, { orderId: input.value });
+      booking.seatIds.forEach((seatId) => panel.booked.add(seatId));
+      panel.endHold(`Booked ${booking.seatIds.join(', ')} for order ${booking.orderId}.`);
+      input.value = newOrderId();
+    });
+
+  /** After a reload, this user's hold (if still active) comes back with its countdown. */
+  const restoreHold = async () => {
+    const holdId = sessionStorage.getItem(panel.holdKey);
+    if (!panel.canHold || !holdId) {
+      return;
+    }
+    try {
+      /** @type {Hold} */
+      const saved = await api('GET', `/v1/holds/${encodeURIComponent(holdId)}`);
+      if (saved.status === 'ACTIVE' && saved.expiresInSeconds > 0 && !panel.hold) {
+        panel.startHold(saved);
+        return;
+      }
+    } catch {
+      // gone or not ours any more: nothing to restore
+    }
+    sessionStorage.removeItem(panel.holdKey);
+  };
+
+  return { holdSeats, extendHold, releaseHold, confirmHold, restoreHold };
+}
