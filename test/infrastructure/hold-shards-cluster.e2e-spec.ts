@@ -2,25 +2,23 @@
  * The sharded hold store on a real Redis Cluster (3 masters + 3 replicas, `scripts/infra.sh cluster up`):
  * events whose shards live on different masters are held, swept (the shard sweep builds each event's
  * keys in Lua from the shard's tag: same slot) and relayed to Kafka, one stream per shard, each read on
- * its own master. Skipped, loudly, only on a machine without redis-server.
+ * its own master. Without redis-server: skipped, loudly, in the plain run; a failure in the cluster run
+ * (redis-cluster-suite).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import Redis from 'ioredis';
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
 import { eventually, TopicProbe } from '../support/kafka-probe';
 import { Api, createEvent, startApi } from '../support/seat-api';
+import { redisClusterSuite } from '../support/redis-cluster-suite';
 
 jest.setTimeout(120_000);
 
 const root = path.resolve(__dirname, '..', '..');
 const firstPort = Number(process.env.REDIS_CLUSTER_PORT ?? 7101);
 const seeds = [0, 1, 2].map((i) => `127.0.0.1:${firstPort + i}`).join(',');
-const haveRedisServer = spawnSync('sh', ['-c', 'command -v redis-server']).status === 0;
-if (!haveRedisServer) {
-  console.warn('\n!!! hold-shards-cluster.e2e-spec SKIPPED: redis-server not found !!!\n');
-}
-const suite = haveRedisServer ? describe : describe.skip;
+const suite = redisClusterSuite('hold-shards-cluster.e2e-spec');
 
 suite('hold store shards on a Redis Cluster', () => {
   let api: Api;

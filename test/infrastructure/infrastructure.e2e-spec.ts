@@ -17,6 +17,7 @@ import { loadConfig } from '@app/config';
 import { runMigrations } from '@app/database';
 import { connectRedis, createRedisClient } from '@app/redis';
 import { freePort, startPrivateRedis } from '../support/private-redis';
+import { redisClusterSuite } from '../support/redis-cluster-suite';
 
 const config = loadConfig();
 
@@ -233,4 +234,27 @@ describe('scripts/infra.sh', () => {
     }
     expect(await infra(['status', 'kafka'], a)).toContain('kafka: down');
   }, 240_000);
+});
+
+describe('the Redis Cluster test files without redis-server', () => {
+  const noRedisServer = { PATH: '/nonexistent' }; // a machine without it: `command -v` finds nothing
+
+  it('fail in the cluster run (TEST_REDIS=cluster), naming what is missing', () => {
+    expect(() => redisClusterSuite('x.e2e-spec', { ...noRedisServer, TEST_REDIS: 'cluster' })).toThrow(
+      /x\.e2e-spec: redis-server not found on PATH, and the cluster run \(TEST_REDIS=cluster\) needs it/,
+    );
+  });
+
+  it('are skipped, loudly, in the plain run; run where redis-server is found', () => {
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      expect(redisClusterSuite('x.e2e-spec', noRedisServer)).toBe(describe.skip);
+      expect(warn).toHaveBeenCalledWith(
+        expect.stringContaining('x.e2e-spec SKIPPED: redis-server not found'),
+      );
+    } finally {
+      warn.mockRestore();
+    }
+    expect(redisClusterSuite('x.e2e-spec', { ...process.env, TEST_REDIS: 'cluster' })).toBe(describe);
+  });
 });
