@@ -17,6 +17,7 @@ import { SignJWT } from 'jose';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
 import { HoldIds, HoldStore } from '../../apps/seat-api/src/hold-store';
+import { seatStates } from '../../test/support/hold-store';
 import { startPrivateRedis } from '../../test/support/private-redis';
 import { load, LoadResult } from '../support/load';
 import { table, writeReport } from '../support/report';
@@ -219,7 +220,7 @@ async function main(): Promise<void> {
     const scans: number[] = [];
     for (let i = 0; i < 3; i++) {
       const before = await redisUsec(redis.client);
-      await store.seatStates(big.eventId);
+      await seatStates(store, big.eventId);
       scans.push((await redisUsec(redis.client)) - before);
     }
     const metrics = await (await fetch(`${svc.base}/metrics`)).text();

@@ -10,6 +10,7 @@ import { Client } from 'pg';
 import { HoldIds, HoldStore } from '../../apps/seat-api/src/hold-store';
 import { confirmHold, holdSeats } from '../support/confirm-agreement';
 import { eventually } from '../support/eventually';
+import { seatStates } from '../support/hold-store';
 import { Api, createEvent, startApi } from '../support/seat-api';
 import { testRedisClient } from '../support/test-redis';
 
@@ -107,7 +108,7 @@ it('frees holds due on five other events while the reconciler waits on a Postgre
   await eventually(
     async () => {
       for (const { eventId } of due) {
-        if ((await stillDue(eventId)) !== 0 || (await store.seatStates(eventId)).size > 0) {
+        if ((await stillDue(eventId)) !== 0 || (await seatStates(store, eventId)).size > 0) {
           return false;
         }
       }

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
 import { beginConfirmThenStop } from '../support/confirm-agreement';
 import { Db, openDb } from '../support/db';
+import { seatStates } from '../support/hold-store';
 import { Api, createEvent, startApi } from '../support/seat-api';
 import { testRedisClient } from '../support/test-redis';
 
@@ -38,7 +39,7 @@ const hold = async (seatIds: string[]) => {
 const confirm = (holdId: string, orderId: string) =>
   api.call('POST', `/v1/holds/${holdId}/confirm`, { token: alice, body: { orderId } });
 const seatState = async (seat: string) =>
-  (await api.app.get(HoldStore).seatStates(eventId)).get(seat) ?? 'AVAILABLE';
+  (await seatStates(api.app.get(HoldStore), eventId)).get(seat) ?? 'AVAILABLE';
 
 it('a confirm attempt given up in PostgreSQL but not yet in Redis: the next confirm finishes that and books (201)', async () => {
   const h = await hold(['S-A-1']);

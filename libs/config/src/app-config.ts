@@ -41,6 +41,11 @@ export class AppConfig extends BaseConfig<SeatApiEnvironment> {
     };
   }
 
+  /** Replicas a hold-store change waits for before it is answered (0: none), and for how long at most. */
+  get replicaAck() {
+    return { replicas: this.env.REDIS_WAIT_REPLICAS, timeoutMs: this.env.REDIS_WAIT_TIMEOUT_MS };
+  }
+
   get auth() {
     return { jwtSecret: this.env.AUTH_JWT_SECRET, issuer: this.env.AUTH_JWT_ISSUER };
   }

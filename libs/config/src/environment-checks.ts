@@ -15,6 +15,12 @@ export function seatApiCrossChecks(env: SeatApiEnvironment): string[] {
       problems.push('HOLD_DEFAULT_TTL_SECONDS must lie within [HOLD_MIN_TTL_SECONDS, HOLD_MAX_TTL_SECONDS]');
     }
   }
+  if (env.REDIS_WAIT_REPLICAS > 0 && env.REDIS_WAIT_TIMEOUT_MS >= env.REDIS_COMMAND_TIMEOUT_MS) {
+    // the client would give up on the WAIT (and on every command queued behind it) before Redis answers
+    problems.push(
+      'REDIS_WAIT_TIMEOUT_MS must be below REDIS_COMMAND_TIMEOUT_MS when REDIS_WAIT_REPLICAS is above 0',
+    );
+  }
   const redisTarget = redisTargetProblem(env);
   if (redisTarget) {
     problems.push(redisTarget);

@@ -65,6 +65,26 @@ export class SeatApiEnvironment extends BaseEnvironment {
   @EnvBoolean()
   REDIS_AUTO_PIPELINING: boolean = true;
 
+  /**
+   * Replicas that must confirm a hold, extend, release or confirm (Redis WAIT) before it is answered: with
+   * asynchronous replication a master that dies takes its last writes with it, so a 201 could name a hold
+   * the promoted replica never saw. 0 (default): answer once the master has it (a single Redis has no
+   * replica to wait for). 1 on a Cluster with one replica per master: no acknowledged change is lost when
+   * one master dies. More than the replicas a master has refuses every change (503 REPLICAS_UNAVAILABLE).
+   */
+  @EnvInteger(0, 16)
+  REDIS_WAIT_REPLICAS: number = 0;
+
+  /**
+   * How long a write waits for REDIS_WAIT_REPLICAS replicas before it is answered 503 REPLICAS_UNAVAILABLE.
+   * A healthy replica confirms within a network round trip (the master asks for the confirmation as soon as
+   * a client waits), so 500 ms only runs out when a replica is down or far behind. WAIT blocks the
+   * connection it runs on (commands queued behind it wait too), so it must stay below
+   * REDIS_COMMAND_TIMEOUT_MS (checked when REDIS_WAIT_REPLICAS > 0): half the default leaves them room.
+   */
+  @EnvInteger(1, 60000)
+  REDIS_WAIT_TIMEOUT_MS: number = 500;
+
   // --- Auth
   @IsString()
   @MinLength(16, { message: 'AUTH_JWT_SECRET must be at least 16 characters' })

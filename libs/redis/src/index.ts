@@ -6,3 +6,4 @@ export * from './redis.health';
 export * from './redis.module';
 export * from './redis.module-definition';
 export * from './replica-ack.error';
+export * from './wait-for-replicas';

@@ -2,13 +2,13 @@
  * The change log every seat-changing script writes for seat-map readers, against a real Redis: one new
  * version per script that changed seats (none for refusals and reads), each entry carrying the changed
  * seats' new states, and the per-event counts. The decisive check replays the log of a random history
- * from version 0 and compares it with the seat states Redis holds (SEAT_STATES, the full-scan oracle).
+ * from version 0 and compares it with the seat states Redis holds (SEAT_STATES in test/support/hold-store.ts, the full-scan oracle).
  */
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
 import { eventually } from '../../../../test/support/eventually';
-import { HoldIds } from './hold-ids';
+import { createHold, seatStates, untilRedisTimePasses } from '../../../../test/support/hold-store';
 import { HoldStore } from './hold.store';
 import { eventIdsInDistinctShards } from '../../../../test/support/shard-events';
 import { HoldLayout } from './hold-keys';
@@ -78,7 +78,7 @@ function replay(entries: Entry[], nowMs: number): Map<string, string> {
  */
 async function expectReplayMatches(eventId: string, step: number): Promise<void> {
   for (let attempt = 0; ; attempt++) {
-    const [states, entries, now] = await Promise.all([store.seatStates(eventId), log(eventId), redisNow()]);
+    const [states, entries, now] = await Promise.all([seatStates(store, eventId), log(eventId), redisNow()]);
     const replayed = Object.fromEntries(replay(entries, now));
     const versions = entries.map((e) => e.version);
     expect(versions).toEqual(versions.map((_, i) => i + 1));
@@ -90,18 +90,8 @@ async function expectReplayMatches(eventId: string, step: number): Promise<void>
   }
 }
 
-function hold(eventId: string, seatIds: string[], user = 'alice', ttlMs = 60_000) {
-  return store.createHold({
-    eventId,
-    holdId: HoldIds.generate(eventId),
-    userId: user,
-    seatIds,
-    ttlMs,
-    maxLifetimeMs: 600_000,
-    maxSeatsPerUser: 100,
-    fencingToken: 0,
-  });
-}
+const hold = (eventId: string, seatIds: string[], user = 'alice', ttlMs = 60_000) =>
+  createHold(store, eventId, seatIds, { user, ttlMs, maxLifetimeMs: 600_000, limit: 100, fence: 0 });
 
 describe('change log', () => {
   it('records each change as a new version with the seats new states, and keeps the counts', async () => {
@@ -119,7 +109,7 @@ describe('change log', () => {
     // refusals and reads change nothing, so they record nothing
     expect((await hold(eventId, ['A-2', 'A-3'], 'bob')).ok).toBe(false);
     await store.getHold(holdId);
-    await store.seatStates(eventId);
+    await seatStates(store, eventId);
     expect((await meta(eventId)).v).toBe('1');
 
     const ext = await store.extendHold({
@@ -159,8 +149,8 @@ describe('change log', () => {
 
     const b = await hold(eventId, ['B-1'], 'bob');
     await store.releaseHold({ holdId: b.ok ? b.hold.holdId : '', userId: 'bob', fencingToken: 0 });
-    await hold(eventId, ['C-1', 'C-2'], 'carol', 20);
-    await sleep(40);
+    const lapsing = await hold(eventId, ['C-1', 'C-2'], 'carol', 20);
+    await untilRedisTimePasses(redis, lapsing.ok ? lapsing.hold.expireAtMs : 0); // the sweep's clock
     expect((await store.sweepShard(store.layout.shardOf(eventId), 100)).expiredSeats).toBe(2);
     expect(await store.markBooked(eventId, ['D-1', 'A-1'])).toBe(1);
     const tail = (await log(eventId)).slice(6).map((e) => e.seats);

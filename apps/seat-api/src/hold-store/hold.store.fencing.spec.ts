@@ -7,8 +7,8 @@
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
+import { createdHold, createHold } from '../../../../test/support/hold-store';
 import { PrivateRedis, startPrivateRedis } from '../../../../test/support/private-redis';
-import { HoldIds } from './hold-ids';
 import { HoldStore } from './hold.store';
 import { eventIdsInDistinctShards } from '../../../../test/support/shard-events';
 import { HoldLayout } from './hold-keys';
@@ -50,26 +50,10 @@ async function withRetries<R extends { ok: boolean }>(
   return { result, attempts: maxAttempts };
 }
 
-function create(kit: Kit, eventId: string, seatIds: string[], user: string, token: number) {
-  return kit.store.createHold({
-    eventId,
-    holdId: HoldIds.generate(eventId),
-    userId: user,
-    seatIds,
-    ttlMs: 60_000,
-    maxLifetimeMs: 120_000,
-    maxSeatsPerUser: 10,
-    fencingToken: token,
-  });
-}
-
-async function created(kit: Kit, eventId: string, seatIds: string[], user: string, token: number) {
-  const r = await create(kit, eventId, seatIds, user, token);
-  if (!r.ok) {
-    throw new Error(`hold refused: ${r.error}`);
-  }
-  return r.hold;
-}
+const create = (kit: Kit, eventId: string, seatIds: string[], user: string, token: number) =>
+  createHold(kit.store, eventId, seatIds, { user, fence: token });
+const created = (kit: Kit, eventId: string, seatIds: string[], user: string, token: number) =>
+  createdHold(kit.store, eventId, seatIds, { user, fence: token });
 
 describe('HoldStore fencing after Redis lost data', () => {
   let kit: Kit;

@@ -7,8 +7,11 @@
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
-import { eventually } from '../../../../test/support/eventually';
-import { HoldIds } from './hold-ids';
+import {
+  createdHold,
+  seatStates,
+  untilRedisTimePasses as untilRedisTime,
+} from '../../../../test/support/hold-store';
 import { HoldStore } from './hold.store';
 import { eventIdsInDistinctShards } from '../../../../test/support/shard-events';
 import { HoldLayout } from './hold-keys';
@@ -33,22 +36,8 @@ async function token(eventId: string): Promise<number> {
   return lock.fencingToken;
 }
 
-async function hold(eventId: string, seatIds: string[], o: { user?: string; ttlMs?: number } = {}) {
-  const r = await store.createHold({
-    eventId,
-    holdId: HoldIds.generate(eventId),
-    userId: o.user ?? 'alice',
-    seatIds,
-    ttlMs: o.ttlMs ?? 60_000,
-    maxLifetimeMs: 120_000,
-    maxSeatsPerUser: 10,
-    fencingToken: await token(eventId),
-  });
-  if (!r.ok) {
-    throw new Error(`hold refused: ${r.error}`);
-  }
-  return r.hold;
-}
+const hold = async (eventId: string, seatIds: string[], o: { user?: string; ttlMs?: number } = {}) =>
+  createdHold(store, eventId, seatIds, { ...o, fence: await token(eventId) });
 
 const extend = async (holdId: string, eventId: string, userId = 'alice') =>
   store.extendHold({ holdId, userId, ttlMs: 90_000, maxExtensions: 5, fencingToken: await token(eventId) });
@@ -63,23 +52,14 @@ const beginConfirm = async (holdId: string, eventId: string, timeoutMs = 60_000)
     confirmTimeoutMs: timeoutMs,
   });
 
-const states = async (eventId: string) => Object.fromEntries(await store.seatStates(eventId));
+const states = async (eventId: string) => Object.fromEntries(await seatStates(store, eventId));
 const outboxSeats = async (eventId: string) =>
   (await redis.xrange(store.eventOutboxKey(eventId), '-', '+'))
     .filter(([, f]) => f[f.indexOf('eventId') + 1] === eventId)
     .map(([, f]) => f[f.indexOf('seatId') + 1]);
 
 /** Waits on Redis's clock (the store's only clock) until `atMs` has passed. */
-async function untilRedisTimePasses(atMs: number): Promise<void> {
-  await eventually(
-    async () => {
-      const [s, us] = await redis.time();
-      return Number(s) * 1000 + Math.floor(Number(us) / 1000) > atMs;
-    },
-    5_000,
-    `Redis time past ${atMs}`,
-  );
-}
+const untilRedisTimePasses = (atMs: number) => untilRedisTime(redis, atMs);
 
 describe('HoldStore seat ownership', () => {
   let eventId: string;

@@ -8,8 +8,8 @@ import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
 import { eventually } from '../../../../test/support/eventually';
+import { createdHold } from '../../../../test/support/hold-store';
 import { eventIdsInDistinctShards } from '../../../../test/support/shard-events';
-import { HoldIds } from './hold-ids';
 import { fnv1a32, HoldLayout } from './hold-keys';
 import { HoldStore } from './hold.store';
 
@@ -27,19 +27,8 @@ afterAll(() => redis.quit());
 const newEventId = eventIdsInDistinctShards(new HoldLayout(config.holds.shards));
 
 async function hold(eventId: string, seatId: string, ttlMs: number): Promise<string> {
-  const holdId = HoldIds.generate(eventId);
-  const r = await store.createHold({
-    eventId,
-    holdId,
-    userId: `u-${seatId}`,
-    seatIds: [seatId],
-    ttlMs,
-    maxLifetimeMs: 120_000,
-    maxSeatsPerUser: 10,
-    fencingToken: 0, // no seat lock: 0 is never above the counter
-  });
-  expect(r.ok).toBe(true);
-  return holdId;
+  // no seat lock: token 0 is never above the counter
+  return (await createdHold(store, eventId, [seatId], { user: `u-${seatId}`, ttlMs, fence: 0 })).holdId;
 }
 
 async function redisNow(): Promise<number> {

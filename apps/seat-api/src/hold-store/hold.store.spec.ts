@@ -5,9 +5,9 @@
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
-import { HoldIds } from './hold-ids';
 import { HoldStore } from './hold.store';
 import { eventually } from '../../../../test/support/eventually';
+import { createHold, seatStates, TestHold } from '../../../../test/support/hold-store';
 import { eventIdsInDistinctShards } from '../../../../test/support/shard-events';
 import { HoldLayout } from './hold-keys';
 
@@ -27,22 +27,7 @@ beforeAll(() => {
 });
 afterAll(() => redis.quit());
 
-function hold(
-  eventId: string,
-  seatIds: string[],
-  o: { user?: string; ttlMs?: number; fence?: number; limit?: number } = {},
-) {
-  return store.createHold({
-    eventId,
-    holdId: HoldIds.generate(eventId),
-    userId: o.user ?? 'alice',
-    seatIds,
-    ttlMs: o.ttlMs ?? 60_000,
-    maxLifetimeMs: 120_000,
-    maxSeatsPerUser: o.limit ?? 10,
-    fencingToken: o.fence ?? 1,
-  });
-}
+const hold = (eventId: string, seatIds: string[], o: TestHold = {}) => createHold(store, eventId, seatIds, o);
 
 async function outbox(eventId: string) {
   // the shard's stream: this event's records only
@@ -75,7 +60,7 @@ describe('HoldStore', () => {
       error: 'SEATS_UNAVAILABLE',
       conflicts: [{ seatId: 'A-2', reason: 'HELD' }],
     });
-    const states = await store.seatStates(eventId);
+    const states = await seatStates(store, eventId);
     expect([...states.entries()].sort()).toEqual([
       ['A-1', 'HELD'],
       ['A-2', 'HELD'],
@@ -101,7 +86,7 @@ describe('HoldStore', () => {
       throw new Error(old.error);
     }
     await sleep(60);
-    expect((await store.seatStates(eventId)).size).toBe(0);
+    expect((await seatStates(store, eventId)).size).toBe(0);
     expect((await store.getHold(old.hold.holdId))?.status).toBe('EXPIRED');
     const taken = await hold(eventId, ['C-1'], { user: 'bob', fence: 2 });
     expect(taken.ok).toBe(true);
@@ -169,7 +154,7 @@ describe('HoldStore', () => {
     expect(rel.ok && rel.hold.status).toBe('RELEASED');
     const again = await store.releaseHold({ holdId: r.hold.holdId, userId: 'alice', fencingToken: 3 });
     expect(again.ok && again.hold.status).toBe('RELEASED');
-    expect((await store.seatStates(eventId)).size).toBe(0);
+    expect((await seatStates(store, eventId)).size).toBe(0);
     expect(await outbox(eventId)).toHaveLength(0);
   });
 
@@ -227,7 +212,7 @@ describe('HoldStore', () => {
     await sleep(60);
     const swept = await store.sweepShard(store.layout.shardOf(eventId), 100);
     expect(swept.expiredSeats).toBe(0);
-    expect((await store.seatStates(eventId)).get('H-1')).toBe('HELD');
+    expect((await seatStates(store, eventId)).get('H-1')).toBe('HELD');
     expect((await hold(eventId, ['H-1'], { user: 'bob', fence: 3 })).ok).toBe(false);
     const retry = await store.beginConfirm({
       holdId: id,
@@ -247,7 +232,7 @@ describe('HoldStore', () => {
     expect(other).toMatchObject({ ok: false, error: 'HOLD_NOT_ACTIVE' });
     const done = await store.finishConfirm({ holdId: id, orderId: 'o-1' });
     expect(done.ok && done.hold.status).toBe('CONFIRMED');
-    expect((await store.seatStates(eventId)).get('H-1')).toBe('BOOKED');
+    expect((await seatStates(store, eventId)).get('H-1')).toBe('BOOKED');
     expect(await hold(eventId, ['H-1'], { user: 'bob', fence: 4 })).toMatchObject({
       error: 'SEATS_UNAVAILABLE',
       conflicts: [{ seatId: 'H-1', reason: 'BOOKED' }],
@@ -345,7 +330,7 @@ describe('HoldStore', () => {
       'the first expiry passed',
     );
     expect((await store.sweepShard(store.layout.shardOf(eventId), 10)).expiredSeats).toBe(0);
-    expect((await store.seatStates(eventId)).get('L-1')).toBe('HELD');
+    expect((await seatStates(store, eventId)).get('L-1')).toBe('HELD');
   });
 
   it('re-marks seats booked from PostgreSQL without touching their fences', async () => {
@@ -353,7 +338,7 @@ describe('HoldStore', () => {
     await sleep(20);
     expect(await store.markBooked(eventId, ['M-1', 'M-2'])).toBe(2);
     expect(await store.markBooked(eventId, ['M-1'])).toBe(0);
-    const states = await store.seatStates(eventId);
+    const states = await seatStates(store, eventId);
     expect(states.get('M-1')).toBe('BOOKED');
     expect(await hold(eventId, ['M-2'], { fence: 10 })).toMatchObject({ error: 'SEATS_UNAVAILABLE' });
   });

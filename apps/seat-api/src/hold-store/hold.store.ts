@@ -1,45 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
-import { REDIS_CLIENT } from '@app/redis';
+import { REDIS_CLIENT, ReplicaAcks, ReplicaAckTimeoutError } from '@app/redis';
 import Redis from 'ioredis';
 import { HoldIds } from './hold-ids';
 import { HoldLayout } from './hold-keys';
-import {
-  CreateHoldResult,
-  HoldRecord,
-  HoldStatus,
-  LostSeat,
-  SeatConflict,
-  SeatState,
-  StoreResult,
-  SweepResult,
-} from './hold.types';
-import { ABANDON_CONFIRM, BEGIN_CONFIRM, FINISH_CONFIRM } from './lua/confirm-hold.lua';
-import { CREATE_HOLD } from './lua/create-hold.lua';
-import { EXTEND_HOLD } from './lua/extend-hold.lua';
-import { holdScript } from './lua/hold-script';
-import { READ_HOLD } from './lua/read-hold.lua';
-import { RELEASE_HOLD } from './lua/release-hold.lua';
-import { MARK_BOOKED, SEAT_STATES } from './lua/seat-states.lua';
-import { SWEEP } from './lua/sweep.lua';
+import { ScriptReply, toCreateResult, toHoldRecord, toStoreResult } from './hold-replies';
+import { EventScriptName, HoldScripts } from './hold-scripts';
+import { CreateHoldResult, HoldRecord, SeatConflict, StoreResult, SweepResult } from './hold.types';
 import { readSeatConflicts } from './seat-conflicts';
-
-const SCRIPTS = {
-  holdCreate: CREATE_HOLD,
-  holdRead: READ_HOLD,
-  holdExtend: EXTEND_HOLD,
-  holdRelease: RELEASE_HOLD,
-  holdBeginConfirm: BEGIN_CONFIRM,
-  holdFinishConfirm: FINISH_CONFIRM,
-  holdAbandonConfirm: ABANDON_CONFIRM,
-  holdSeatStates: SEAT_STATES,
-  holdMarkBooked: MARK_BOOKED,
-} as const;
-
-type ScriptName = keyof typeof SCRIPTS;
-type Reply = [string, ...unknown[]];
-type ScriptRunner = (...args: (string | number)[]) => Promise<unknown>;
 
 /** How long a CONFIRMING hold past its deadline waits before the sweeper reports it again. */
 const STUCK_RECHECK_MS = 5000;
@@ -50,43 +19,31 @@ const EVENT_RECHECK_MS = 1000;
 
 /**
  * The seat holds of every event, in Redis, laid out on shards (hold-keys.ts). Each method is one Lua
- * script (one round trip) over the keys of one event, its shard's outbox and indexes and the fencing
- * counter of its seat locks (one hash tag: the shard's), so every multi-step change, its record for
- * seat-map readers included, is atomic and works on Redis Cluster. This class owns the key layout and
- * the scripts; nothing else in the service touches these keys. The counter's key comes from the lock
- * service that issues the tokens (both use the one Redis client, so its keyPrefix applies to both alike).
+ * script (one round trip, hold-scripts.ts) over the keys of one event, its shard's outbox and indexes
+ * and the fencing counter of its seat locks (one hash tag: the shard's), so every multi-step change, its
+ * record for seat-map readers included, is atomic and works on Redis Cluster. Nothing else in the
+ * service touches these keys.
+ *
+ * With REDIS_WAIT_REPLICAS > 0 a change (hold, extend, release, each confirm step) returns only once
+ * that many replicas have it (ReplicaAcks: Redis WAIT), else it throws ReplicaAckTimeoutError (503
+ * REPLICAS_UNAVAILABLE): an answer given to a client then survives the master's death.
  */
 @Injectable()
 export class HoldStore {
   readonly layout: HoldLayout;
-  private readonly retentionMs: number;
+  readonly scripts: HoldScripts;
   private readonly eventRetentionMs: number;
-  private readonly run: Record<ScriptName | 'holdSweepShard', ScriptRunner>;
+  private readonly acks: ReplicaAcks;
 
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: Redis,
     config: AppConfig,
-    private readonly locks: DistributedLockService,
+    locks: DistributedLockService,
   ) {
     this.layout = new HoldLayout(config.holds.shards);
-    this.retentionMs = config.holds.retentionSeconds * 1000;
+    this.scripts = new HoldScripts(redis, this.layout, locks, config.holds.retentionSeconds * 1000);
     this.eventRetentionMs = config.holds.eventRetentionSeconds * 1000;
-    const runners = {} as Record<ScriptName | 'holdSweepShard', ScriptRunner>;
-    const scripts: [ScriptName | 'holdSweepShard', string, number][] = [
-      ...(Object.entries(SCRIPTS) as [ScriptName, string][]).map(
-        ([name, lua]) => [name, lua, 11] as [ScriptName, string, number],
-      ),
-      ['holdSweepShard', SWEEP, 12],
-    ];
-    for (const [name, lua, numberOfKeys] of scripts) {
-      // ioredis sends EVALSHA and falls back to EVAL after a SCRIPT FLUSH or a Redis restart.
-      if (!(name in redis)) {
-        redis.defineCommand(name, { numberOfKeys, lua: holdScript(lua) });
-      }
-      const fn = (redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[name];
-      runners[name] = (...args) => fn.call(redis, ...args);
-    }
-    this.run = runners;
+    this.acks = new ReplicaAcks(redis, config.replicaAck);
   }
 
   async createHold(p: {
@@ -103,7 +60,8 @@ export class HoldStore {
     if (p.seatIds.length === 0 || new Set(p.seatIds).size !== p.seatIds.length) {
       throw new Error('createHold needs distinct seat ids');
     }
-    const reply = await this.call('holdCreate', p.eventId, [
+    const ack = this.acks.before(this.scripts.slotKeyOf(p.eventId));
+    const reply = (await this.scripts.onEvent('holdCreate', p.eventId, [
       hid,
       p.userId,
       p.ttlMs,
@@ -111,31 +69,19 @@ export class HoldStore {
       p.maxSeatsPerUser,
       p.fencingToken,
       ...p.seatIds,
-    ]);
-    switch (reply[0]) {
-      case 'OK':
-        return { ok: true, hold: this.toRecord(p.eventId, reply[1]) };
-      case 'SEATS_UNAVAILABLE':
-        return {
-          ok: false,
-          error: 'SEATS_UNAVAILABLE',
-          conflicts: (reply[1] as [string, SeatConflict['reason']][]).map(([seatId, reason]) => ({
-            seatId,
-            reason,
-          })),
-        };
-      case 'HOLD_LIMIT_EXCEEDED':
-        return {
-          ok: false,
-          error: 'HOLD_LIMIT_EXCEEDED',
-          heldSeats: Number(reply[1]),
-          limit: Number(reply[2]),
-        };
-      case 'STALE_FENCING_TOKEN':
-        return { ok: false, error: 'STALE_FENCING_TOKEN' };
-      default:
-        throw new Error(`holdCreate: unexpected reply ${String(reply[0])}`);
+    ])) as ScriptReply;
+    const result = toCreateResult(p.eventId, reply);
+    if (result.ok) {
+      try {
+        await ack.confirm('hold');
+      } catch (e) {
+        if (e instanceof ReplicaAckTimeoutError) {
+          await this.undoCreate(p.eventId, hid, p.userId, p.fencingToken);
+        }
+        throw e;
+      }
     }
+    return result;
   }
 
   async getHold(holdId: string): Promise<HoldRecord | null> {
@@ -143,8 +89,8 @@ export class HoldStore {
     if (!id) {
       return null;
     }
-    const reply = await this.call('holdRead', id.eventId, [id.hid]);
-    return reply[0] === 'OK' ? this.toRecord(id.eventId, reply[1]) : null;
+    const reply = (await this.scripts.onEvent('holdRead', id.eventId, [id.hid])) as ScriptReply;
+    return reply[0] === 'OK' ? toHoldRecord(id.eventId, reply[1]) : null;
   }
 
   extendHold(p: {
@@ -163,7 +109,12 @@ export class HoldStore {
       | 'STALE_FENCING_TOKEN'
     >
   > {
-    return this.holdCommand('holdExtend', p.holdId, [p.userId, p.ttlMs, p.maxExtensions, p.fencingToken]);
+    return this.change('holdExtend', 'extend', p.holdId, [
+      p.userId,
+      p.ttlMs,
+      p.maxExtensions,
+      p.fencingToken,
+    ]);
   }
 
   releaseHold(p: {
@@ -171,7 +122,7 @@ export class HoldStore {
     userId: string;
     fencingToken: number;
   }): Promise<StoreResult<'HOLD_NOT_FOUND' | 'HOLD_CONFIRMED' | 'STALE_FENCING_TOKEN'>> {
-    return this.holdCommand('holdRelease', p.holdId, [p.userId, p.fencingToken]);
+    return this.change('holdRelease', 'release', p.holdId, [p.userId, p.fencingToken]);
   }
 
   beginConfirm(p: {
@@ -183,7 +134,7 @@ export class HoldStore {
   }): Promise<
     StoreResult<'HOLD_NOT_FOUND' | 'HOLD_EXPIRED' | 'HOLD_NOT_ACTIVE' | 'SEATS_LOST' | 'STALE_FENCING_TOKEN'>
   > {
-    return this.holdCommand('holdBeginConfirm', p.holdId, [
+    return this.change('holdBeginConfirm', 'confirm', p.holdId, [
       p.userId,
       p.orderId,
       p.fencingToken,
@@ -195,7 +146,7 @@ export class HoldStore {
     holdId: string;
     orderId: string;
   }): Promise<StoreResult<'HOLD_NOT_FOUND' | 'HOLD_NOT_ACTIVE'>> {
-    return this.holdCommand('holdFinishConfirm', p.holdId, [p.orderId]);
+    return this.change('holdFinishConfirm', 'confirm-finish', p.holdId, [p.orderId]);
   }
 
   /** Gives up the confirm attempt begun with `fencingToken` (only that one; see ABANDON_CONFIRM). */
@@ -204,7 +155,7 @@ export class HoldStore {
     fencingToken?: number;
   }): Promise<StoreResult<'HOLD_NOT_FOUND' | 'HOLD_NOT_ACTIVE'>> {
     const attempt = p.fencingToken === undefined ? [] : [p.fencingToken];
-    return this.holdCommand('holdAbandonConfirm', p.holdId, attempt);
+    return this.change('holdAbandonConfirm', 'confirm-abandon', p.holdId, attempt);
   }
 
   /** Which of these seats are taken right now, read without any lock (see seat-conflicts.ts). */
@@ -212,21 +163,15 @@ export class HoldStore {
     return readSeatConflicts(this.redis, this.layout.eventKeys(eventId), seatIds);
   }
 
-  /** Seats that are HELD or BOOKED right now; every other seat of the event is AVAILABLE. */
-  async seatStates(eventId: string): Promise<Map<string, SeatState>> {
-    const flat = (await this.runScript('holdSeatStates', eventId, [])) as string[];
-    const states = new Map<string, SeatState>();
-    for (let i = 0; i < flat.length; i += 2) {
-      states.set(flat[i], flat[i + 1] as SeatState);
-    }
-    return states;
-  }
-
-  /** Re-marks seats booked in PostgreSQL (repairs a Redis that lost data). Returns how many changed. */
+  /**
+   * Re-marks seats booked in PostgreSQL (repairs a Redis that lost data). Returns how many changed. Not
+   * waited for on replicas: PostgreSQL has the bookings, and the repair runs again wherever Redis lost it.
+   */
   async markBooked(eventId: string, seatIds: string[]): Promise<number> {
     let changed = 0;
     for (let i = 0; i < seatIds.length; i += 1000) {
-      changed += Number(await this.runScript('holdMarkBooked', eventId, seatIds.slice(i, i + 1000)));
+      const chunk = seatIds.slice(i, i + 1000);
+      changed += Number(await this.scripts.onEvent('holdMarkBooked', eventId, chunk));
     }
     return changed;
   }
@@ -236,29 +181,12 @@ export class HoldStore {
    * holds past retention forgotten, events past their retention with no live hold removed.
    */
   async sweepShard(shard: number, batchSize: number): Promise<SweepResult> {
-    const k = this.layout.shardKeys(shard);
-    const r = (await this.run.holdSweepShard(
-      // per-event positions: placeholders in the shard's slot (the script points them at each event)
-      k.due,
-      k.due,
-      k.due,
-      k.due,
-      k.outbox,
-      k.due,
-      this.locks.fenceKey(this.layout.tagOf(shard)),
-      k.due,
-      k.due,
-      k.due,
-      k.gc,
-      k.events,
-      '',
-      '',
-      this.retentionMs,
+    const r = (await this.scripts.sweepShard(shard, [
       batchSize,
       STUCK_RECHECK_MS,
       MAX_EVENTS_REMOVED_PER_STEP,
       EVENT_RECHECK_MS,
-    )) as (number | string)[];
+    ])) as (number | string)[];
     return {
       expiredHolds: Number(r[0]),
       expiredSeats: Number(r[1]),
@@ -298,8 +226,10 @@ export class HoldStore {
     return this.outboxKey(this.layout.shardOf(eventId));
   }
 
-  private async holdCommand<E extends string>(
-    script: ScriptName,
+  /** A script that changes an existing hold; a change it made (OK) is confirmed on the replicas. */
+  private async change<E extends string>(
+    script: EventScriptName,
+    action: string,
     holdId: string,
     args: (string | number)[],
   ): Promise<StoreResult<E>> {
@@ -307,81 +237,26 @@ export class HoldStore {
     if (!id) {
       return { ok: false, error: 'HOLD_NOT_FOUND' as E };
     }
-    const reply = await this.call(script, id.eventId, [id.hid, ...args]);
-    const hold = reply[1] === undefined ? undefined : this.toRecord(id.eventId, reply[1]);
+    const ack = this.acks.before(this.scripts.slotKeyOf(id.eventId));
+    const reply = (await this.scripts.onEvent(script, id.eventId, [id.hid, ...args])) as ScriptReply;
+    // Refusals are not waited for: they acknowledge no change of this call.
     if (reply[0] === 'OK') {
-      return { ok: true, hold: hold! };
+      await ack.confirm(action);
     }
-    if (reply[0] === 'SEATS_LOST') {
-      const lostSeats: LostSeat[] = (reply[2] as [string, LostSeat['state']][]).map(([seatId, state]) => ({
-        seatId,
-        state,
-      }));
-      return { ok: false, error: reply[0] as E, hold, lostSeats };
-    }
-    return { ok: false, error: reply[0] as E, hold };
+    return toStoreResult<E>(id.eventId, reply);
   }
 
-  private async call(script: ScriptName, eventId: string, args: (string | number)[]): Promise<Reply> {
-    return (await this.runScript(script, eventId, args)) as Reply;
-  }
-
-  private runScript(script: ScriptName, eventId: string, args: (string | number)[]): Promise<unknown> {
-    const shard = this.layout.shardOf(eventId);
-    const e = this.layout.eventKeys(eventId);
-    const k = this.layout.shardKeys(shard);
-    return this.run[script](
-      e.seats,
-      e.holds,
-      e.due,
-      e.users,
-      k.outbox,
-      e.gc,
-      // the seat locks' tag is the shard's (seat:{s<k>}:<eventId>:<seatId>): their counter is this one
-      this.locks.fenceKey(this.layout.tagOf(shard)),
-      e.meta,
-      e.changes,
-      k.due,
-      k.gc,
-      eventId,
-      HoldIds.prefixOf(eventId),
-      this.retentionMs,
-      ...args,
-    );
-  }
-
-  private toRecord(eventId: string, raw: unknown): HoldRecord {
-    const r = raw as [
-      string,
-      string,
-      HoldStatus,
-      string[],
-      number,
-      number,
-      number,
-      number,
-      number,
-      string,
-      number,
-      number,
-      number,
-    ];
-    return {
-      holdId: r[0],
-      eventId,
-      userId: r[1],
-      status: r[2],
-      seatIds: r[3],
-      createdAtMs: Number(r[4]),
-      expireAtMs: Number(r[5]),
-      maxExpireAtMs: Number(r[6]),
-      extensionsUsed: Number(r[7]),
-      fencingToken: Number(r[8]),
-      orderId: r[9] ? r[9] : null,
-      endedAtMs: Number(r[10]) || null,
-      confirmDeadlineMs: Number(r[11]) || null,
-      nowMs: Number(r[12]),
-    };
+  /**
+   * A hold the replicas did not confirm is answered 503 with no hold id: left in place, it would keep its
+   * seats from everyone (its own user's retry included: a new hold, refused SEATS_UNAVAILABLE) until its
+   * ttl ended. Released at once instead (with the lock's token, still ours), so the seats are free again
+   * on the master and the retry can take them. Not waited for either: if this release is lost in a
+   * failover that kept the hold, the hold ends with its ttl, as any unused hold.
+   */
+  private async undoCreate(eventId: string, hid: string, userId: string, fencingToken: number) {
+    await this.scripts.onEvent('holdRelease', eventId, [hid, userId, fencingToken]).catch(() => {
+      // Redis failed too: the ReplicaAckTimeoutError is the answer; the hold ends with its ttl
+    });
   }
 
   private ids(holdId: string, eventId: string): { hid: string } {

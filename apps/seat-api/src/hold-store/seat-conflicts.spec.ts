@@ -6,6 +6,7 @@ import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
 import { eventually } from '../../../../test/support/eventually';
+import { createdHold, TestHold } from '../../../../test/support/hold-store';
 import { HoldIds } from './hold-ids';
 import { HoldStore } from './hold.store';
 import { eventIdsInDistinctShards } from '../../../../test/support/shard-events';
@@ -30,22 +31,7 @@ beforeEach(async () => {
   await redis.set(locks.fenceKey(store.layout.tagOf(store.layout.shardOf(eventId))), 100); // tokens 1..100 count as issued
 });
 
-async function hold(seatIds: string[], o: { user?: string; ttlMs?: number; fence?: number } = {}) {
-  const r = await store.createHold({
-    eventId,
-    holdId: HoldIds.generate(eventId),
-    userId: o.user ?? 'alice',
-    seatIds,
-    ttlMs: o.ttlMs ?? 60_000,
-    maxLifetimeMs: 120_000,
-    maxSeatsPerUser: 10,
-    fencingToken: o.fence ?? 1,
-  });
-  if (!r.ok) {
-    throw new Error(r.error);
-  }
-  return r.hold;
-}
+const hold = (seatIds: string[], o: TestHold = {}) => createdHold(store, eventId, seatIds, o);
 
 async function dumpAll(): Promise<string> {
   const keys = (await redis.keys(`${process.env.REDIS_KEY_PREFIX}*{${eventId}}*`)).sort();

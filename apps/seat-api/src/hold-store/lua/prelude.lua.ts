@@ -55,7 +55,7 @@ local function save(h)
     h.ext, h.fence, h.order, h.ended, h.deadline }))
 end
 
--- The reply shape every script uses for a hold: read by hold.store.ts#toRecord.
+-- The reply shape every script uses for a hold: read by hold-replies.ts#toHoldRecord.
 local function view(h)
   local status = h.status
   if status == 'ACTIVE' and h.expire <= NOW then status = 'EXPIRED' end

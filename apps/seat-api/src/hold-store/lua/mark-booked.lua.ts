@@ -1,31 +1,6 @@
 import { PRELUDE } from './prelude.lua';
 
 /**
- * Seat map of one event: {seatId, 'HELD'|'BOOKED', ...} for the seats that are not available.
- * HELD only while expireAt is in the future (or while a confirm is in flight), without waiting for the sweeper.
- */
-export const SEAT_STATES = `${PRELUDE}
-local all = redis.call('HGETALL', K_SEATS)
-local out = {}
-for i = 1, #all, 2 do
-  local v = all[i + 1]
-  local c = string.sub(v, 1, 1)
-  if c == 'B' then
-    out[#out + 1] = all[i]; out[#out + 1] = 'BOOKED'
-  elseif c == 'H' then
-    local hid, exp = string.match(v, '^H|([^|]*)|(%d+)|')
-    local held = tonumber(exp) > NOW
-    if not held then
-      local h = load(hid)
-      held = h ~= nil and h.status == 'CONFIRMING'
-    end
-    if held then out[#out + 1] = all[i]; out[#out + 1] = 'HELD' end
-  end
-end
-return out
-`;
-
-/**
  * Repair from PostgreSQL: marks seats BOOKED (keeps their fencing tokens). ARGV[4..] seat ids.
  * The booking wins. A seat not yet BOOKED becomes 'B' with no hold id: the booking's hold is not known
  * here, and keeping the id of a hold that merely held the seat would let that hold's extend, release or

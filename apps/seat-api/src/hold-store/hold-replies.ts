@@ -1,0 +1,85 @@
+import { CreateHoldResult, HoldRecord, HoldStatus, LostSeat, SeatConflict, StoreResult } from './hold.types';
+
+/** What every hold script answers: a code, then the hold (prelude view()) and a detail when there is one. */
+export type ScriptReply = [string, ...unknown[]];
+
+/** The hold as prelude view() sends it. */
+type RawHold = [
+  string,
+  string,
+  HoldStatus,
+  string[],
+  number,
+  number,
+  number,
+  number,
+  number,
+  string,
+  number,
+  number,
+  number,
+];
+
+export function toHoldRecord(eventId: string, raw: unknown): HoldRecord {
+  const r = raw as RawHold;
+  return {
+    holdId: r[0],
+    eventId,
+    userId: r[1],
+    status: r[2],
+    seatIds: r[3],
+    createdAtMs: Number(r[4]),
+    expireAtMs: Number(r[5]),
+    maxExpireAtMs: Number(r[6]),
+    extensionsUsed: Number(r[7]),
+    fencingToken: Number(r[8]),
+    orderId: r[9] ? r[9] : null,
+    endedAtMs: Number(r[10]) || null,
+    confirmDeadlineMs: Number(r[11]) || null,
+    nowMs: Number(r[12]),
+  };
+}
+
+/** CREATE_HOLD's answer. */
+export function toCreateResult(eventId: string, reply: ScriptReply): CreateHoldResult {
+  switch (reply[0]) {
+    case 'OK':
+      return { ok: true, hold: toHoldRecord(eventId, reply[1]) };
+    case 'SEATS_UNAVAILABLE':
+      return {
+        ok: false,
+        error: 'SEATS_UNAVAILABLE',
+        conflicts: (reply[1] as [string, SeatConflict['reason']][]).map(([seatId, reason]) => ({
+          seatId,
+          reason,
+        })),
+      };
+    case 'HOLD_LIMIT_EXCEEDED':
+      return {
+        ok: false,
+        error: 'HOLD_LIMIT_EXCEEDED',
+        heldSeats: Number(reply[1]),
+        limit: Number(reply[2]),
+      };
+    case 'STALE_FENCING_TOKEN':
+      return { ok: false, error: 'STALE_FENCING_TOKEN' };
+    default:
+      throw new Error(`holdCreate: unexpected reply ${String(reply[0])}`);
+  }
+}
+
+/** The answer of a script that changes an existing hold (extend, release, confirm steps). */
+export function toStoreResult<E extends string>(eventId: string, reply: ScriptReply): StoreResult<E> {
+  const hold = reply[1] === undefined ? undefined : toHoldRecord(eventId, reply[1]);
+  if (reply[0] === 'OK') {
+    return { ok: true, hold: hold! };
+  }
+  if (reply[0] === 'SEATS_LOST') {
+    const lostSeats: LostSeat[] = (reply[2] as [string, LostSeat['state']][]).map(([seatId, state]) => ({
+      seatId,
+      state,
+    }));
+    return { ok: false, error: reply[0] as E, hold, lostSeats };
+  }
+  return { ok: false, error: reply[0] as E, hold };
+}

@@ -1,0 +1,106 @@
+/**
+ * Test helpers for the hold store (apps/seat-api/src/hold-store), shared by its specs, the e2e tests and
+ * the benches: a hold created with test defaults, the full-scan seat states oracle, and Redis's clock.
+ */
+import Redis from 'ioredis';
+import {
+  CreateHoldResult,
+  HoldIds,
+  HoldRecord,
+  HoldStore,
+  SeatState,
+} from '../../apps/seat-api/src/hold-store';
+import { PRELUDE } from '../../apps/seat-api/src/hold-store/lua/prelude.lua';
+import { eventually } from './eventually';
+
+export interface TestHold {
+  user?: string;
+  ttlMs?: number;
+  /** The fencing token the write presents (default 1: specs set the counter past it, or use 0). */
+  fence?: number;
+  /** maxSeatsPerUser */
+  limit?: number;
+  maxLifetimeMs?: number;
+}
+
+/** store.createHold with a fresh hold id and the defaults specs use: alice, 60 s, 10 seats per user. */
+export function createHold(
+  store: HoldStore,
+  eventId: string,
+  seatIds: string[],
+  o: TestHold = {},
+): Promise<CreateHoldResult> {
+  return store.createHold({
+    eventId,
+    holdId: HoldIds.generate(eventId),
+    userId: o.user ?? 'alice',
+    seatIds,
+    ttlMs: o.ttlMs ?? 60_000,
+    maxLifetimeMs: o.maxLifetimeMs ?? 120_000,
+    maxSeatsPerUser: o.limit ?? 10,
+    fencingToken: o.fence ?? 1,
+  });
+}
+
+/** createHold that must succeed: the hold, or a failure naming the refusal. */
+export async function createdHold(
+  store: HoldStore,
+  eventId: string,
+  seatIds: string[],
+  o: TestHold = {},
+): Promise<HoldRecord> {
+  const r = await createHold(store, eventId, seatIds, o);
+  if (!r.ok) {
+    throw new Error(`hold refused: ${r.error}`);
+  }
+  return r.hold;
+}
+
+/**
+ * Seat map of one event by a full scan of its seats hash: {seatId, 'HELD'|'BOOKED', ...} for the seats
+ * that are not available. HELD only while expireAt is in the future (or while a confirm is in flight),
+ * without waiting for the sweeper. The service reads the seat map from the change log (seat-change-log.ts);
+ * this scan is the oracle tests compare it with.
+ */
+const SEAT_STATES = `${PRELUDE}
+local all = redis.call('HGETALL', K_SEATS)
+local out = {}
+for i = 1, #all, 2 do
+  local v = all[i + 1]
+  local c = string.sub(v, 1, 1)
+  if c == 'B' then
+    out[#out + 1] = all[i]; out[#out + 1] = 'BOOKED'
+  elseif c == 'H' then
+    local hid, exp = string.match(v, '^H|([^|]*)|(%d+)|')
+    local held = tonumber(exp) > NOW
+    if not held then
+      local h = load(hid)
+      held = h ~= nil and h.status == 'CONFIRMING'
+    end
+    if held then out[#out + 1] = all[i]; out[#out + 1] = 'HELD' end
+  end
+end
+return out
+`;
+
+/** Seats that are HELD or BOOKED right now (SEAT_STATES); every other seat of the event is AVAILABLE. */
+export async function seatStates(store: HoldStore, eventId: string): Promise<Map<string, SeatState>> {
+  store.scripts.define('testSeatStates', SEAT_STATES);
+  const flat = (await store.scripts.onEvent('testSeatStates', eventId, [])) as string[];
+  const states = new Map<string, SeatState>();
+  for (let i = 0; i < flat.length; i += 2) {
+    states.set(flat[i], flat[i + 1] as SeatState);
+  }
+  return states;
+}
+
+/** Redis's clock (the store's only clock), in ms. */
+export async function redisNowMs(redis: Redis): Promise<number> {
+  const [s, us] = await redis.time();
+  return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+}
+
+/** Waits on Redis's clock until `atMs` has passed: what a hold's expiry is decided by. */
+export async function untilRedisTimePasses(redis: Redis, atMs: number): Promise<void> {
+  await eventually(async () => (await redisNowMs(redis)) > atMs, 10_000, `Redis time past ${atMs}`);
+}
