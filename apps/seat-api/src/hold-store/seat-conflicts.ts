@@ -42,15 +42,24 @@ const COMMAND = 'holdSeatConflicts';
 
 type Reader = Record<typeof COMMAND, (...args: string[]) => Promise<[string, SeatConflict['reason']][]>>;
 
-/** One EVALSHA (ioredis falls back to EVAL after a SCRIPT FLUSH). Defined on the client at first use. */
+/**
+ * Registers the script on the client; call it when the store is built, never at first use: an
+ * auto-pipeline opened before defineCommand lacks the command, so a call queued on it throws inside
+ * ioredis, which then crashes the process ("results[i] is not iterable"; seen under load on a Cluster).
+ */
+export function defineSeatConflicts(redis: Redis): void {
+  if (!(COMMAND in redis)) {
+    redis.defineCommand(COMMAND, { numberOfKeys: 2, lua: SEAT_CONFLICTS });
+  }
+}
+
+/** One EVALSHA (ioredis falls back to EVAL after a SCRIPT FLUSH); defineSeatConflicts ran at construction. */
 export async function readSeatConflicts(
   redis: Redis,
   keys: Pick<EventKeys, 'seats' | 'holds'>,
   seatIds: readonly string[],
 ): Promise<SeatConflict[]> {
-  if (!(COMMAND in redis)) {
-    redis.defineCommand(COMMAND, { numberOfKeys: 2, lua: SEAT_CONFLICTS });
-  }
+  defineSeatConflicts(redis); // a no-op when the store defined it (a client used without a store)
   const { seats, holds } = keys;
   const reply = await (redis as unknown as Reader)[COMMAND](seats, holds, ...seatIds);
   return reply.map(([seatId, reason]) => ({ seatId, reason }));
