@@ -5,7 +5,7 @@
 #           files and nodes.conf (they rejoin, a former master as a replica); a cluster that does not become
 #           whole again (data of a node lost, stale node ids) is recreated from scratch. Ends when every
 #           node reports cluster_state:ok and every master has an attached replica.
-#   down    stops this checkout's nodes and removes their data.
+#   down    stops this checkout's nodes on these six ports and removes their data (other ports' clusters stay).
 #   status  each node: role, slots or master, pid, and whose checkout started it; exit 1 if not whole.
 # Env: INFRA_DIR (default <repo>/.infra; nodes live in $INFRA_DIR/redis-cluster/<port>/),
 #      REDIS_CLUSTER_PORT (7101: first of six consecutive ports), REDIS_CLUSTER_NODE_TIMEOUT_MS (2000:
@@ -29,16 +29,26 @@ answers() { rcli "$1" ping | grep -q PONG; }
 # One field of an INFO section, e.g. info_field 7101 replication role
 info_field() { rcli "$1" info "$2" | tr -d '\r' | sed -n "s/^$3://p"; }
 node_dir() { rcli "$1" config get dir | sed -n 2p; }
+# The working directory of the process answering on a port: redis-server works in its data directory.
+# Read from /proc, so it answers also when CONFIG GET dir cannot (getcwd fails once the directory was
+# removed under the process: readlink then ends in " (deleted)").
+node_cwd() { local pid; pid="$(info_field "$1" server process_id)"; [ -n "$pid" ] && readlink "/proc/$pid/cwd" 2>/dev/null; }
+# Where a running node keeps its data, as far as this machine can tell.
+node_home() { local d; d="$(node_dir "$1")"; [ -n "$d" ] || { d="$(node_cwd "$1")"; d="${d% (deleted)}"; }; echo "$d"; }
 # Whose checkout a running node belongs to: recorded in its data directory when this script started it.
-node_owner() { local d; d="$(node_dir "$1")"; cat "$d/owner" 2>/dev/null || echo "unknown (dir $d)"; }
-ours() { [ "$(node_dir "$1")" = "$cdir/$1" ]; }
+node_owner() { local d; d="$(node_home "$1")"; { [ -n "$d" ] && cat "$d/owner" 2>/dev/null; } || echo "unknown (dir ${d:-unknown})"; }
+ours() { [ "$(node_home "$1")" = "$cdir/$1" ]; }
+# A running node whose data directory was removed: it can no longer save nodes.conf (Redis exits when a
+# cluster config change cannot be saved) nor rewrite its append-only file.
+lost_dir() { [[ "$(node_cwd "$1")" == *" (deleted)" ]]; }
 seeds() { local IFS=,; echo "${ports[*]/#/127.0.0.1:}"; }
 
 # The pid of this checkout's node on a port, if that process is alive (a stale pid file after kill -9 is not).
 node_pid() {
-  local f="$cdir/$1/redis.pid" pid
-  [ -f "$f" ] || return 1
-  pid="$(cat "$f")"
+  local f="$cdir/$1/redis.pid" pid=""
+  [ -f "$f" ] && pid="$(cat "$f")"
+  # no pid file (its directory was removed under it): the process answering on the port, if it is ours
+  [ -n "$pid" ] || { ! ours "$1" || pid="$(info_field "$1" server process_id)"; }
   [ -n "$pid" ] && [ -d "/proc/$pid" ] && grep -q "redis-server" "/proc/$pid/cmdline" 2>/dev/null && echo "$pid"
 }
 
@@ -149,8 +159,7 @@ start_missing() {
 recreate() {
   say "recreating it from scratch (its data is lost)"
   local p
-  for p in "${ports[@]}"; do stop_node "$p"; done
-  rm -rf "$cdir"
+  for p in "${ports[@]}"; do stop_node "$p"; rm -rf "${cdir:?}/$p"; done # only our ports: $cdir holds other ports' clusters too
   start_missing
   create
 }
@@ -176,6 +185,13 @@ cluster_up() {
     return 1
   fi
   mkdir -p "$cdir"
+  for p in "${ports[@]}"; do
+    if lost_dir "$p"; then
+      say "node 127.0.0.1:$p lost its data directory while running (removed under it)"
+      recreate
+      break
+    fi
+  done
   start_missing
   local fresh_count=0
   for p in "${ports[@]}"; do fresh "$p" && fresh_count=$((fresh_count + 1)); done
@@ -202,9 +218,10 @@ cluster_down() {
       continue
     fi
     if [ -n "$(node_pid "$p" || true)" ]; then stop_node "$p"; stopped=$((stopped + 1)); fi
+    rm -rf "${cdir:?}/$p" # only this cluster's ports: other ports' clusters live beside it
   done
-  rm -rf "$cdir"
-  say "stopped $stopped nodes of this checkout, removed $cdir"
+  rmdir "$cdir" 2>/dev/null || true
+  say "stopped $stopped nodes of this checkout, removed their data in $cdir/{${ports[0]}..${ports[5]}}"
 }
 
 cluster_status() {

@@ -196,6 +196,19 @@ describe('scripts/infra.sh', () => {
     }
   });
 
+  it("cluster down removes only its own ports' data: clusters on other ports keep theirs", async () => {
+    const dir = tempDir('cluster');
+    const first = await freePort(); // nothing runs there: down has no node to stop, only data to remove
+    const mine = path.join(dir, 'redis-cluster', String(first));
+    const neighbour = path.join(dir, 'redis-cluster', String(first + 100)); // another REDIS_CLUSTER_PORT's node
+    mkdirSync(mine, { recursive: true });
+    mkdirSync(neighbour, { recursive: true });
+    const said = await infra(['cluster', 'down'], { INFRA_DIR: dir, REDIS_CLUSTER_PORT: String(first) });
+    expect(said).toContain('stopped 0 nodes of this checkout');
+    expect(existsSync(mine)).toBe(false);
+    expect(existsSync(neighbour)).toBe(true);
+  });
+
   it("says whose Kafka broker it is, and reuses another checkout's broker only saying so", async () => {
     // broker A: started by this checkout on private ports, with the jars the shared broker uses
     const a = {
