@@ -34,6 +34,22 @@ describe('loadConfig', () => {
     );
   });
 
+  it('waits for no replica by default, and refuses a WAIT timeout the client would give up before', () => {
+    expect(loadConfig(base).replicaAck).toEqual({ replicas: 0, timeoutMs: 500 });
+    expect(loadConfig({ ...base, REDIS_WAIT_REPLICAS: '1' }).replicaAck).toEqual({
+      replicas: 1,
+      timeoutMs: 500,
+    });
+    const late = {
+      ...base,
+      REDIS_WAIT_REPLICAS: '1',
+      REDIS_WAIT_TIMEOUT_MS: '1000',
+      REDIS_COMMAND_TIMEOUT_MS: '1000',
+    };
+    expect(() => loadConfig(late)).toThrow(/REDIS_WAIT_TIMEOUT_MS must be below REDIS_COMMAND_TIMEOUT_MS/);
+    expect(loadConfig({ ...late, REDIS_WAIT_REPLICAS: '0' }).replicaAck.replicas).toBe(0); // unused: no rule
+  });
+
   it('treats empty strings as unset', () => {
     expect(loadConfig({ ...base, PORT: '' }).http.port).toBe(3000);
   });
