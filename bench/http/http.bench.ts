@@ -26,80 +26,23 @@ import { BenchService, seatId, startService } from '../support/service';
 import { load, LoadResult, share } from '../support/load';
 import { table, writeReport } from '../support/report';
 import { processCpuMs, redisCpuMs } from '../support/cpu-time';
+import {
+  eventsForRate as eventsForRateOf,
+  FreshSeats,
+  holdRequest,
+  holdsPerSecond,
+  median,
+  SEATS_PER_EVENT,
+  Target,
+  uncontended as uncontendedRun,
+} from './hold-load';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = 3;
-const SEATS_PER_EVENT = 10_000;
 const logFile = (name: string) => path.resolve(__dirname, '..', 'results', `${name}.log.tmp`);
-
-interface Target {
-  name: string;
-  base: string;
-  /** headers that authenticate `user` (a JWT for the service, a plain header for the floor) */
-  auth(user: number): Record<string, string>;
-  newEvent(seats: number): Promise<string>;
-}
-
-/** Hands out 1-4 distinct seats no other request got, moving to the next event when one is used up. */
-class FreshSeats {
-  private event = 0;
-  private cursor = 0;
-  private n = 0;
-  /** Every seat was handed out once: later requests ask for held seats and get 409s. */
-  ranOut = false;
-  constructor(private readonly events: string[]) {}
-
-  next(): { eventId: string; seatIds: string[] } {
-    const count = 1 + (this.n++ % 4);
-    if (this.cursor + count > SEATS_PER_EVENT) {
-      this.event = (this.event + 1) % this.events.length;
-      this.ranOut ||= this.event === 0;
-      this.cursor = 0;
-    }
-    const seatIds = Array.from({ length: count }, (_, k) => seatId(this.cursor + k));
-    this.cursor += count;
-    return { eventId: this.events[this.event], seatIds };
-  }
-}
-
-function holdRequest(target: Target, user: number, eventId: string, seatIds: string[]) {
-  return {
-    method: 'POST',
-    path: `/v1/events/${eventId}/holds`,
-    headers: { 'content-type': 'application/json', ...target.auth(user) },
-    body: JSON.stringify({ seatIds }),
-  };
-}
-
-/** FreshSeats asks for 1, 2, 3, 4, 1, ... seats in turn. */
-const MEAN_SEATS_PER_REQUEST = 2.5;
-
-/**
- * Events enough for one run at `requestsPerSecond` with twice the room: a run that runs out of seats
- * turns holds into 409s and caps holds/s at the seats provided, which would measure the bench, not the target.
- */
-const eventsForRate = (requestsPerSecond: number) =>
-  Math.ceil((requestsPerSecond * SECONDS * 2 * MEAN_SEATS_PER_REQUEST) / SEATS_PER_EVENT) + 1;
-
-async function uncontended(
-  target: Target,
-  events: string[],
-  rate?: number,
-): Promise<LoadResult & { ranOut: boolean }> {
-  const seats = new FreshSeats(events);
-  let user = 0;
-  const result = await load({
-    url: target.base,
-    connections: rate ? 100 : 32,
-    durationSeconds: SECONDS,
-    rate,
-    next: () => {
-      const { eventId, seatIds } = seats.next();
-      return holdRequest(target, user++ % 5000, eventId, seatIds);
-    },
-  });
-  return { ...result, ranOut: seats.ranOut };
-}
+const eventsForRate = (requestsPerSecond: number) => eventsForRateOf(requestsPerSecond, SECONDS);
+const uncontended = (target: Target, events: string[], rate?: number) =>
+  uncontendedRun(target, events, SECONDS, rate);
 
 async function flashSale(target: Target) {
   const eventId = await target.newEvent(1000);
@@ -166,7 +109,6 @@ async function roundTripsPerHold(redisUrl: string, target: Target, events: strin
   return { ok, during, idle };
 }
 
-const holdsPerSecond = (r: LoadResult) => Math.round((r.statuses[201] ?? 0) / r.seconds);
 const row = (name: string, r: LoadResult) => [
   name,
   r.requests,
@@ -205,7 +147,6 @@ function flashSummary(floor: FlashRun[], service: FlashRun[]): string {
 }
 
 const HEADER = ['run', 'requests', 'holds/s', 'p50 ms', 'p99 ms', 'p99.9 ms', '409 share', 'statuses'];
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
   const redis = await startPrivateRedis();

@@ -19,7 +19,11 @@ export function processCpuMs(pid: number): number {
 
 /** User + system CPU (ms) the Redis server has used so far, from INFO cpu. */
 export async function redisCpuMs(redis: Redis): Promise<number> {
-  const info = await redis.info('cpu');
+  return cpuMsOfInfo(await redis.info('cpu'));
+}
+
+/** User + system CPU (ms) in the text of one node's INFO cpu. */
+export function cpuMsOfInfo(info: string): number {
   const read = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? NaN);
   return (read('used_cpu_user') + read('used_cpu_sys')) * 1000;
 }

@@ -21,6 +21,11 @@ export function machineFacts(redisVersion?: string): string[] {
     `- memory: ${Math.round(os.totalmem() / 2 ** 30)} GiB`,
     `- node: ${process.version}`,
     `- redis: ${redis}`,
+    // the machine is shared (other test runs): how busy it was when the figures were taken
+    `- load average (1 / 5 / 15 min) at the end of the run: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' / ')}`,
   ];
 }
 

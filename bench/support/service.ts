@@ -18,7 +18,7 @@ export interface BenchService {
   topic: string;
   /** a token for `user-<n>` (roles: none) */
   token(user: number): Promise<string>;
-  /** creates an event of `seats` seats (section S, rows R1.. of 100): seat ids `S-R<row>-<n>` */
+  /** creates an event of `seats` seats (section S, rows R1.. of 100, the last one the rest): seat ids `S-R<row>-<n>` */
   createEvent(seats: number): Promise<string>;
   stop(): Promise<void>;
 }
@@ -90,7 +90,7 @@ export async function startService(
               category: 'standard',
               rows: Array.from({ length: Math.ceil(seats / 100) }, (_, r) => ({
                 row: `R${r + 1}`,
-                seats: 100,
+                seats: Math.min(100, seats - r * 100),
               })),
             },
           ],

@@ -1,0 +1,81 @@
+/**
+ * Uncontended hold load over HTTP, shared by bench:http (service vs floor) and bench:cluster (one Redis
+ * vs a Redis Cluster): each request holds 1-4 distinct free seats of 10,000-seat events.
+ */
+import { seatId } from '../support/service';
+import { load, LoadResult } from '../support/load';
+
+export const SEATS_PER_EVENT = 10_000;
+
+export interface Target {
+  name: string;
+  base: string;
+  /** headers that authenticate `user` (a JWT for the service, a plain header for the floor) */
+  auth(user: number): Record<string, string>;
+  newEvent(seats: number): Promise<string>;
+}
+
+/** Hands out 1-4 distinct seats no other request got, moving to the next event when one is used up. */
+export class FreshSeats {
+  private event = 0;
+  private cursor = 0;
+  private n = 0;
+  /** Every seat was handed out once: later requests ask for held seats and get 409s. */
+  ranOut = false;
+  constructor(private readonly events: string[]) {}
+
+  next(): { eventId: string; seatIds: string[] } {
+    const count = 1 + (this.n++ % 4);
+    if (this.cursor + count > SEATS_PER_EVENT) {
+      this.event = (this.event + 1) % this.events.length;
+      this.ranOut ||= this.event === 0;
+      this.cursor = 0;
+    }
+    const seatIds = Array.from({ length: count }, (_, k) => seatId(this.cursor + k));
+    this.cursor += count;
+    return { eventId: this.events[this.event], seatIds };
+  }
+}
+
+export function holdRequest(target: Target, user: number, eventId: string, seatIds: string[]) {
+  return {
+    method: 'POST',
+    path: `/v1/events/${eventId}/holds`,
+    headers: { 'content-type': 'application/json', ...target.auth(user) },
+    body: JSON.stringify({ seatIds }),
+  };
+}
+
+/** FreshSeats asks for 1, 2, 3, 4, 1, ... seats in turn. */
+const MEAN_SEATS_PER_REQUEST = 2.5;
+
+/**
+ * Events enough for one run of `seconds` at `requestsPerSecond` with twice the room: a run that runs out
+ * of seats turns holds into 409s and caps holds/s at the seats provided, which would measure the bench.
+ */
+export const eventsForRate = (requestsPerSecond: number, seconds: number) =>
+  Math.ceil((requestsPerSecond * seconds * 2 * MEAN_SEATS_PER_REQUEST) / SEATS_PER_EVENT) + 1;
+
+export async function uncontended(
+  target: Target,
+  events: string[],
+  seconds: number,
+  rate?: number,
+): Promise<LoadResult & { ranOut: boolean }> {
+  const seats = new FreshSeats(events);
+  let user = 0;
+  const result = await load({
+    url: target.base,
+    connections: rate ? 100 : 32,
+    durationSeconds: seconds,
+    rate,
+    next: () => {
+      const { eventId, seatIds } = seats.next();
+      return holdRequest(target, user++ % 5000, eventId, seatIds);
+    },
+  });
+  return { ...result, ranOut: seats.ranOut };
+}
+
+export const holdsPerSecond = (r: LoadResult) => Math.round((r.statuses[201] ?? 0) / r.seconds);
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
