@@ -8,7 +8,7 @@ import { HoldLayout } from './hold-keys';
 import { ScriptReply, toCreateResult, toHoldRecord, toStoreResult } from './hold-replies';
 import { EventScriptName, HoldScripts } from './hold-scripts';
 import { CreateHoldResult, HoldRecord, SeatConflict, StoreResult, SweepResult } from './hold.types';
-import { readSeatConflicts } from './seat-conflicts';
+import { defineSeatConflicts, readSeatConflicts } from './seat-conflicts';
 
 /** How long a CONFIRMING hold past its deadline waits before the sweeper reports it again. */
 const STUCK_RECHECK_MS = 5000;
@@ -42,6 +42,7 @@ export class HoldStore {
   ) {
     this.layout = new HoldLayout(config.holds.shards);
     this.scripts = new HoldScripts(redis, this.layout, locks, config.holds.retentionSeconds * 1000);
+    defineSeatConflicts(redis); // before any traffic: see defineSeatConflicts
     this.eventRetentionMs = config.holds.eventRetentionSeconds * 1000;
     this.acks = new ReplicaAcks(redis, config.replicaAck);
   }

@@ -88,3 +88,28 @@ it('writes nothing: a lapsed hold it meets is left for the next locked script to
   await store.seatConflicts(eventId, ['C-1', 'C-2', 'C-3']);
   expect(await dumpAll()).toBe(before);
 });
+
+it('answers on an auto-pipelining client whose pipeline was opened before the first read (the store defines the script when built)', async () => {
+  // defined at first use, the read landed on this already-open pipeline, which lacks the command: a
+  // TypeError inside ioredis, then "results[i] is not iterable" thrown out of its callback (seat-api died)
+  const piped = new Redis(process.env.REDIS_URL!, {
+    keyPrefix: process.env.REDIS_KEY_PREFIX,
+    enableAutoPipelining: true,
+  });
+  try {
+    await piped.ping();
+    const fresh = new HoldStore(
+      piped,
+      config,
+      new DistributedLockService({ redis: piped, keyPrefix: 'lock:' }),
+    );
+    await hold(['D-1']);
+    const [, read] = await Promise.all([
+      piped.get('opens-the-pipeline'),
+      fresh.seatConflicts(eventId, ['D-1', 'D-2']),
+    ]);
+    expect(read).toEqual([{ seatId: 'D-1', reason: 'HELD' }]);
+  } finally {
+    piped.disconnect();
+  }
+});
