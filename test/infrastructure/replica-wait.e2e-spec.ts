@@ -5,6 +5,9 @@
  * 201 once the replica has the hold; with the replica stopped, concurrent holds share their WAITs instead
  * of queueing one timeout each on the connection.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { PrivateRedis, startPrivateRedis } from '../support/private-redis';
 import { eventually } from '../support/eventually';
 import { Api, createEvent, startApi } from '../support/seat-api';
@@ -30,9 +33,12 @@ describe('REDIS_WAIT_REPLICAS on a single Redis', () => {
   const saved = { ...process.env };
   let master: PrivateRedis;
   let api: Api | undefined;
+  // A replica saves the master's snapshot (dump.rdb) in its working directory: never in the checkout,
+  // where every later throw-away redis-server would load it.
+  const dir = mkdtempSync(path.join(tmpdir(), 'replica-wait-'));
 
   beforeAll(async () => {
-    master = await startPrivateRedis();
+    master = await startPrivateRedis(['--dir', dir]);
   });
   afterEach(async () => {
     await api?.close();
@@ -41,6 +47,7 @@ describe('REDIS_WAIT_REPLICAS on a single Redis', () => {
   });
   afterAll(async () => {
     await master?.stop();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('0 (the default): hold, extend, release and confirm send no WAIT', async () => {
@@ -94,7 +101,7 @@ describe('REDIS_WAIT_REPLICAS on a single Redis', () => {
     let replicaPid: number | undefined;
 
     beforeAll(async () => {
-      replica = await startPrivateRedis(['--replicaof', '127.0.0.1', String(master.port)]);
+      replica = await startPrivateRedis(['--dir', dir, '--replicaof', '127.0.0.1', String(master.port)]);
       await eventually(
         async () => /master_link_status:up/.test(await replica.client.info('replication')),
         10_000,
