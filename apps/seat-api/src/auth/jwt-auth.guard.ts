@@ -3,7 +3,8 @@ import { Reflector } from '@nestjs/core';
 import { webcrypto } from 'node:crypto';
 import { jwtVerify } from 'jose';
 import { AppConfig } from '@app/config';
-import { ApiError } from '../common/api-error';
+import { DomainError } from '../common/errors/domain-error';
+import { ErrorCode } from '../common/errors/error-code';
 import { BoundedLru } from '../common/cache/bounded-lru';
 import { IS_PUBLIC, REQUIRED_ROLES } from './auth.decorators';
 import type { AuthUser } from './auth-user';
@@ -74,17 +75,17 @@ export class JwtAuthGuard implements CanActivate, OnModuleDestroy {
       return true;
     }
     if (!token) {
-      throw new ApiError(401, 'UNAUTHORIZED', 'A Bearer token is required');
+      throw new DomainError(ErrorCode.UNAUTHORIZED, 'A Bearer token is required');
     }
     const payload = await this.verify(token);
     const user = toUser(payload);
     if (!user) {
-      throw new ApiError(401, 'UNAUTHORIZED', 'The token has no usable subject');
+      throw new DomainError(ErrorCode.UNAUTHORIZED, 'The token has no usable subject');
     }
     req.user = user;
     const required = this.reflector.getAllAndOverride<string[]>(REQUIRED_ROLES, targets) ?? [];
     if (!required.every((r) => user.roles.includes(r))) {
-      throw new ApiError(403, 'FORBIDDEN', `This needs the role(s): ${required.join(', ')}`);
+      throw new DomainError(ErrorCode.FORBIDDEN, `This needs the role(s): ${required.join(', ')}`);
     }
     return true;
   }
@@ -102,7 +103,7 @@ export class JwtAuthGuard implements CanActivate, OnModuleDestroy {
       ]);
       ({ payload } = await jwtVerify(token, await this.key, { algorithms: ['HS256'], issuer: this.issuer }));
     } catch {
-      throw new ApiError(401, 'UNAUTHORIZED', 'The token is invalid or expired');
+      throw new DomainError(ErrorCode.UNAUTHORIZED, 'The token is invalid or expired');
     }
     if (typeof payload.exp === 'number') {
       this.verified.set(token, { payload, untilMs: payload.exp * 1000 }, verifiedBytes(token));

@@ -4,10 +4,11 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { BookingSeatEntity, EventEntity, SeatEntity } from '@app/database';
-import { ApiError } from '../common/api-error';
+import { DomainError } from '../common/errors/domain-error';
+import { ErrorCode } from '../common/errors/error-code';
 import { HoldStore } from '../hold-store';
 import { CreateEventDto } from './dto/create-event.dto';
-import { CatalogueSeat, SeatCache, SeatsById } from './seat-cache';
+import { CatalogueSeat, EventSeats, SeatCache } from './seat-cache';
 
 /** Most seats one event may have (the seat map is one Redis hash per event). */
 export const MAX_SEATS_PER_EVENT = 100_000;
@@ -55,14 +56,18 @@ export class CatalogueService implements OnApplicationBootstrap, OnModuleDestroy
     }
     const ids = new Set(seats.map((s) => s.seatId));
     if (ids.size !== seats.length) {
-      throw new ApiError(400, 'VALIDATION_FAILED', 'The layout repeats a section/row pair', [
-        { field: 'sections', message: 'each section name and row label must be unique' },
-      ]);
+      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The layout repeats a section/row pair', {
+        details: [{ field: 'sections', message: 'each section name and row label must be unique' }],
+      });
     }
     if (seats.length > MAX_SEATS_PER_EVENT) {
-      throw new ApiError(400, 'VALIDATION_FAILED', `An event has at most ${MAX_SEATS_PER_EVENT} seats`, [
-        { field: 'sections', message: `${seats.length} seats` },
-      ]);
+      throw new DomainError(
+        ErrorCode.VALIDATION_FAILED,
+        `An event has at most ${MAX_SEATS_PER_EVENT} seats`,
+        {
+          details: [{ field: 'sections', message: `${seats.length} seats` }],
+        },
+      );
     }
     await this.db.transaction(async (tx) => {
       await tx.insert(EventEntity, {
@@ -89,14 +94,30 @@ export class CatalogueService implements OnApplicationBootstrap, OnModuleDestroy
   }
 
   /** The event's seats by id, or null when the event does not exist. */
-  seatsOf(eventId: string): Promise<SeatsById | null> {
+  seatsOf(eventId: string): Promise<EventSeats | null> {
     return this.seatCache.get(eventId);
   }
 
-  async requireSeats(eventId: string): Promise<SeatsById> {
+  async requireSeats(eventId: string): Promise<EventSeats> {
     const seats = await this.seatsOf(eventId);
     if (!seats) {
-      throw new ApiError(404, 'EVENT_NOT_FOUND', `Event ${eventId} does not exist`);
+      throw new DomainError(ErrorCode.EVENT_NOT_FOUND, `Event ${eventId} does not exist`);
+    }
+    return seats;
+  }
+
+  /**
+   * The seats of an event that may still be held. Past its start + HOLD_EVENT_RETENTION_SECONDS the
+   * sweeper may already have deleted the event's Redis keys, its booked seats with them: a hold there
+   * would take seats PostgreSQL has booked, and re-create keys nothing would delete. Refused instead.
+   */
+  async requireSeatsToHold(eventId: string): Promise<EventSeats> {
+    const seats = await this.requireSeats(eventId);
+    if (Date.now() >= seats.retainUntilMs) {
+      throw new DomainError(
+        ErrorCode.EVENT_ENDED,
+        `Event ${eventId} is over: its seats can no longer be held`,
+      );
     }
     return seats;
   }
@@ -150,7 +171,7 @@ export class CatalogueService implements OnApplicationBootstrap, OnModuleDestroy
     this.seatCache.clear();
   }
 
-  private async loadSeats(eventId: string): Promise<SeatsById | null> {
+  private async loadSeats(eventId: string): Promise<EventSeats | null> {
     const event = await this.db
       .getRepository(EventEntity)
       .findOne({ where: { id: eventId }, select: { id: true, startsAt: true } });
@@ -164,11 +185,12 @@ export class CatalogueService implements OnApplicationBootstrap, OnModuleDestroy
       .getRepository(SeatEntity)
       .find({ where: { eventId }, order: { seatId: 'ASC' } });
     // only what the seat map shows: every byte here is multiplied by the seats of each cached event
-    return new Map<string, CatalogueSeat>(
-      rows.map(({ seatId, section, row, number, category }) => [
+    return new EventSeats(
+      rows.map(({ seatId, section, row, number, category }): [string, CatalogueSeat] => [
         seatId,
         { seatId, section, row, number, category },
       ]),
+      event.startsAt.getTime() + this.eventRetentionMs,
     );
   }
 }

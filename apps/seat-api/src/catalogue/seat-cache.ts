@@ -12,6 +12,19 @@ export interface CatalogueSeat {
 export type SeatsById = Map<string, CatalogueSeat>;
 
 /**
+ * One event's seats by id, and until when they may be held: the event's start +
+ * HOLD_EVENT_RETENTION_SECONDS, after which the sweeper may delete the event's Redis keys.
+ */
+export class EventSeats extends Map<string, CatalogueSeat> {
+  constructor(
+    seats: Iterable<readonly [string, CatalogueSeat]>,
+    readonly retainUntilMs: number,
+  ) {
+    super(seats);
+  }
+}
+
+/**
  * Heap bytes of one cached seat, estimated: a fixed part (the seat object, its Map entry and the Map's
  * table share) plus each string (V8 header + characters, 8-byte aligned). Calibrated on Node 20 x64:
  * measured 150-250 bytes per seat for seat ids of 5-25 characters, always at or below this estimate.
@@ -40,17 +53,17 @@ export function estimateSeatsBytes(seats: SeatsById): number {
  * there is one per event being read right now, so their number is bounded by the requests in progress.
  */
 export class SeatCache {
-  private readonly lru: BoundedLru<string, Promise<SeatsById>>;
-  private readonly loading = new Map<string, Promise<SeatsById | null>>();
+  private readonly lru: BoundedLru<string, Promise<EventSeats>>;
+  private readonly loading = new Map<string, Promise<EventSeats | null>>();
 
   constructor(
     maxBytes: number,
-    private readonly load: (eventId: string) => Promise<SeatsById | null>,
+    private readonly load: (eventId: string) => Promise<EventSeats | null>,
   ) {
     this.lru = new BoundedLru({ name: 'catalogue_seats', maxBytes });
   }
 
-  get(eventId: string): Promise<SeatsById | null> {
+  get(eventId: string): Promise<EventSeats | null> {
     // ids are canonicalised at the edge (common/pipes/event-id.pipe.ts); a caller that skipped that would
     // key the cache, the locks and Redis by another spelling of the same event: fail loudly instead
     if (canonicalEventId(eventId) !== eventId) {

@@ -1,7 +1,10 @@
 import { ArgumentsHost, BadRequestException, Logger, ServiceUnavailableException } from '@nestjs/common';
 import { LockBackendError, LockNotAcquiredError } from '@app/distributed-lock';
-import { ApiError } from './api-error';
+import { ReplicaAckTimeoutError } from '@app/redis';
 import { ErrorEnvelopeFilter } from './error-envelope.filter';
+import { DomainError } from './errors/domain-error';
+import { ErrorCode } from './errors/error-code';
+import { HTTP_ANSWERS } from './errors/error-http';
 
 /** What the filter sent: a stand-in for Fastify's reply, recording status, headers and body. */
 function render(exception: unknown) {
@@ -37,12 +40,12 @@ describe('ErrorEnvelopeFilter', () => {
   });
   afterEach(() => jest.restoreAllMocks());
 
-  it('renders an ApiError with its code, details and headers', () => {
+  it('renders a DomainError with its code and details, the status from the table', () => {
     const r = render(
-      new ApiError(409, 'SEATS_UNAVAILABLE', 'taken', [{ seatId: 'A-1', reason: 'HELD' }], { 'x-a': '1' }),
+      new DomainError(ErrorCode.SEATS_UNAVAILABLE, 'taken', { details: [{ seatId: 'A-1', reason: 'HELD' }] }),
     );
     expect(r.status).toBe(409);
-    expect(r.headers).toEqual({ 'x-a': '1', 'x-request-id': 'req-1' });
+    expect(r.headers).toEqual({ 'x-request-id': 'req-1' });
     expect(r.body).toEqual({
       statusCode: 409,
       code: 'SEATS_UNAVAILABLE',
@@ -50,6 +53,43 @@ describe('ErrorEnvelopeFilter', () => {
       errors: [{ seatId: 'A-1', reason: 'HELD' }],
       requestId: 'req-1',
     });
+  });
+
+  it.each([
+    [ErrorCode.BUSY, 503, '1'],
+    [ErrorCode.BOOKING_UNAVAILABLE, 503, '2'],
+    [ErrorCode.TOO_MANY_STREAMS, 503, '5'],
+    [ErrorCode.IDEMPOTENCY_IN_PROGRESS, 409, '1'],
+  ])('answers %s with %i and its default Retry-After %s', (code, status, header) => {
+    const r = render(new DomainError(code, 'wait'));
+    expect(r.status).toBe(status);
+    expect(r.headers['retry-after']).toBe(header);
+    expect(r.body).toEqual({ statusCode: status, code, message: 'wait', requestId: 'req-1' });
+  });
+
+  it("prefers the error's own retry hint to its code's default", () => {
+    const r = render(new DomainError(ErrorCode.RATE_LIMITED, 'slow down', { retryAfterSeconds: 37 }));
+    expect(r.status).toBe(429);
+    expect(r.headers['retry-after']).toBe('37');
+  });
+
+  it('gives every code a status, and Retry-After to every 429 and 503 code a client should retry', () => {
+    for (const code of Object.values(ErrorCode)) {
+      const { status, retryAfterSeconds } = HTTP_ANSWERS[code];
+      expect([code, status >= 400 && status < 600]).toEqual([code, true]);
+      // the framework's generic codes carry no hint (they never did); ours always do
+      const generic = code === ErrorCode.TOO_MANY_REQUESTS || code === ErrorCode.SERVICE_UNAVAILABLE;
+      if ((status === 429 || status === 503) && !generic) {
+        expect([code, retryAfterSeconds]).toEqual([code, expect.any(Number)]);
+      }
+    }
+  });
+
+  it('maps a write not acknowledged by enough replicas to 503 REPLICAS_UNAVAILABLE with Retry-After', () => {
+    const r = render(new ReplicaAckTimeoutError('createHold', 1, 0, 100));
+    expect(r.status).toBe(503);
+    expect(r.body).toMatchObject({ code: 'REPLICAS_UNAVAILABLE', requestId: 'req-1' });
+    expect(r.headers['retry-after']).toBe('1');
   });
 
   it.each([

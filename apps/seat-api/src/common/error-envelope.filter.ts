@@ -1,23 +1,10 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LockBackendError, LockNotAcquiredError } from '@app/distributed-lock';
 import { ReplicaAckTimeoutError } from '@app/redis';
-import { ApiError } from './api-error';
-
-const CODE_BY_STATUS: Record<number, string> = {
-  400: 'BAD_REQUEST',
-  401: 'UNAUTHORIZED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  405: 'METHOD_NOT_ALLOWED',
-  409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE',
-  414: 'URI_TOO_LONG',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-  422: 'UNPROCESSABLE_ENTITY',
-  429: 'TOO_MANY_REQUESTS',
-  503: 'SERVICE_UNAVAILABLE',
-};
+import { DomainError, ErrorDetail } from './errors/domain-error';
+import { ErrorCode } from './errors/error-code';
+import { CODE_BY_STATUS, HTTP_ANSWERS } from './errors/error-http';
 
 /**
  * Redis connection failures from ioredis surface with these messages when it fails fast (no offline
@@ -29,8 +16,10 @@ const REDIS_DOWN =
 const logger = new Logger('Errors');
 
 /**
- * Every error leaves in one envelope: `{ statusCode, code, message, errors?, requestId }`.
- * Unknown errors become a 500 whose details stay in the log (keyed by requestId), never in the reply.
+ * Every error leaves in one envelope: `{ statusCode, code, message, errors?, requestId }`. The layers
+ * behind it throw DomainError (a code, no status) or the libraries' typed errors; the status and
+ * Retry-After come from the one table (errors/error-http.ts). Unknown errors become a 500 whose details
+ * stay in the log (keyed by requestId), never in the reply.
  */
 @Catch()
 export class ErrorEnvelopeFilter implements ExceptionFilter {
@@ -56,12 +45,12 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
 export function sendErrorEnvelope(exception: unknown, req: FastifyRequest, reply: FastifyReply): void {
   const { status, code, message, errors, headers } = describe(exception);
   const line = `${req.method} ${req.url} -> ${status} ${code} [${req.id}]`;
-  if (code === 'INTERNAL') {
+  if (code === ErrorCode.INTERNAL) {
     // the only place the details go: the client gets the requestId to quote
     logger.error(
       `${line}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`,
     );
-  } else if (code === 'BUSY') {
+  } else if (code === ErrorCode.BUSY) {
     // contention is the normal shape of a flash sale: counted by the lock metrics, not logged per request
     logger.debug(line);
   } else if (status >= 500) {
@@ -73,46 +62,54 @@ export function sendErrorEnvelope(exception: unknown, req: FastifyRequest, reply
     .send({ statusCode: status, code, message, ...(errors ? { errors } : {}), requestId: req.id });
 }
 
-function describe(e: unknown): {
+interface Described {
   status: number;
-  code: string;
+  /** HTTP_<status> only for a framework error of a status no code is for (none of our routes has one). */
+  code: ErrorCode | `HTTP_${number}`;
   message: string;
   errors?: unknown[];
   headers: Record<string, string>;
-} {
-  if (e instanceof ApiError) {
-    return {
-      status: e.getStatus(),
-      code: e.code,
-      message: e.message,
-      errors: e.errors,
-      headers: e.headers,
-    };
+}
+
+/** A domain refusal's answer: status and default Retry-After from the table, the error's own hint first. */
+function answer(
+  code: ErrorCode,
+  message: string,
+  errors?: ErrorDetail[],
+  retryAfterSeconds?: number,
+): Described {
+  const { status, retryAfterSeconds: defaultRetry } = HTTP_ANSWERS[code];
+  const retry = retryAfterSeconds ?? defaultRetry;
+  return {
+    status,
+    code,
+    message,
+    errors,
+    headers: retry === undefined ? {} : { 'retry-after': String(retry) },
+  };
+}
+
+function describe(e: unknown): Described {
+  if (e instanceof DomainError) {
+    return answer(e.code, e.message, e.details, e.retryAfterSeconds);
   }
   if (e instanceof LockNotAcquiredError) {
-    return {
-      status: 503,
-      code: 'BUSY',
-      message: 'Some of these seats are being changed right now; try again shortly',
-      headers: { 'retry-after': String(Math.max(1, Math.ceil(Math.min(e.retryAfterMs, 5000) / 1000))) },
-    };
+    return answer(
+      ErrorCode.BUSY,
+      'Some of these seats are being changed right now; try again shortly',
+      undefined,
+      Math.max(1, Math.ceil(Math.min(e.retryAfterMs, 5000) / 1000)),
+    );
   }
   if (e instanceof ReplicaAckTimeoutError) {
     // applied on the master, not yet on enough replicas: not acknowledged, a retry is safe (README)
-    return {
-      status: 503,
-      code: 'REPLICAS_UNAVAILABLE',
-      message: 'The change is not yet on enough Redis replicas to survive a failover; try again shortly',
-      headers: { 'retry-after': '1' },
-    };
+    return answer(
+      ErrorCode.REPLICAS_UNAVAILABLE,
+      'The change is not yet on enough Redis replicas to survive a failover; try again shortly',
+    );
   }
   if (e instanceof LockBackendError || (e instanceof Error && REDIS_DOWN.test(e.message))) {
-    return {
-      status: 503,
-      code: 'DEPENDENCY_UNAVAILABLE',
-      message: 'The seat store is unreachable; try again shortly',
-      headers: { 'retry-after': '2' },
-    };
+    return answer(ErrorCode.DEPENDENCY_UNAVAILABLE, 'The seat store is unreachable; try again shortly');
   }
   if (e instanceof HttpException) {
     const status = e.getStatus();
@@ -121,7 +118,9 @@ function describe(e: unknown): {
     const text = Array.isArray(message) ? message.join('; ') : String(message);
     // the adapter reports a body that is not JSON as a plain 400: give it its own code
     const code =
-      status === 400 && /JSON/i.test(text) ? 'MALFORMED_JSON' : (CODE_BY_STATUS[status] ?? `HTTP_${status}`);
+      status === 400 && /JSON/i.test(text)
+        ? ErrorCode.MALFORMED_JSON
+        : (CODE_BY_STATUS[status] ?? `HTTP_${status}`);
     return { status, code, message: text, headers: {} };
   }
   // Fastify's own errors (malformed JSON, body too large, bad content type) carry a statusCode
@@ -129,16 +128,11 @@ function describe(e: unknown): {
   if (typeof fst?.statusCode === 'number' && fst.statusCode >= 400 && fst.statusCode < 500) {
     const code =
       fst.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fst.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
-        ? 'MALFORMED_JSON'
+        ? ErrorCode.MALFORMED_JSON
         : (CODE_BY_STATUS[fst.statusCode] ?? `HTTP_${fst.statusCode}`);
     return { status: fst.statusCode, code, message: fst.message ?? 'Bad request', headers: {} };
   }
-  return {
-    status: HttpStatus.INTERNAL_SERVER_ERROR,
-    code: 'INTERNAL',
-    message: 'Internal error',
-    headers: {},
-  };
+  return answer(ErrorCode.INTERNAL, 'Internal error');
 }
 
 function isHealthReport(body: unknown): boolean {

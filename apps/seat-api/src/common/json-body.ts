@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from './api-error';
+import { DomainError } from './errors/domain-error';
+import { ErrorCode } from './errors/error-code';
 
 /**
  * Deepest nesting of arrays and objects a request body may have. Our deepest legitimate body (an event
@@ -101,7 +102,9 @@ export function installJsonBodyParser(fastify: FastifyInstance): void {
       const problem = inspectJsonText(body as string);
       if (problem) {
         done(
-          new ApiError(400, 'VALIDATION_FAILED', `The JSON body ${problem.message}`, [problem]),
+          new DomainError(ErrorCode.VALIDATION_FAILED, `The JSON body ${problem.message}`, {
+            details: [problem],
+          }),
           undefined,
         );
         return;

@@ -1,6 +1,7 @@
 import { ArgumentMetadata } from '@nestjs/common';
 import { ArrayMaxSize, IsArray, IsString } from 'class-validator';
-import { ApiError } from './api-error';
+import { DomainError } from './errors/domain-error';
+import { ErrorCode } from './errors/error-code';
 import { createValidationPipe } from './validation';
 
 class SeatsDto {
@@ -21,11 +22,11 @@ function nested(depth: number, arrays: boolean): unknown {
   return value;
 }
 
-async function refusal(value: unknown): Promise<ApiError> {
+async function refusal(value: unknown): Promise<DomainError> {
   try {
     await createValidationPipe().transform(value, body);
   } catch (e) {
-    return e as ApiError;
+    return e as DomainError;
   }
   throw new Error('accepted');
 }
@@ -38,15 +39,16 @@ describe('the validation pipe', () => {
     ['objects 33 deep in an unknown field', { seatIds: ['a'], x: nested(33, false) }],
   ])('refuses %s with 400 VALIDATION_FAILED, never a RangeError', async (_what, value) => {
     const e = await refusal(value);
-    expect(e).toBeInstanceOf(ApiError);
-    expect(e.getStatus()).toBe(400);
-    expect(e.code).toBe('VALIDATION_FAILED');
-    expect(e.errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/deeper than 32/) })]);
+    expect(e).toBeInstanceOf(DomainError);
+    expect(e.code).toBe(ErrorCode.VALIDATION_FAILED);
+    expect(e.details).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/deeper than 32/) }),
+    ]);
   });
 
   it('still names prototype-named fields at any depth it accepts', async () => {
     const e = await refusal({ seatIds: ['a'], toString: 1, x: { constructor: 1 } });
-    expect(e.errors).toEqual(
+    expect(e.details).toEqual(
       expect.arrayContaining([
         { field: 'toString', message: 'property toString should not exist' },
         { field: 'x.constructor', message: 'property x.constructor should not exist' },
@@ -59,6 +61,6 @@ describe('the validation pipe', () => {
       seatIds: ['S-A-1'],
     });
     const e = await refusal({ seatIds: nested(20, true) });
-    expect(e.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'seatIds' })]));
+    expect(e.details).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'seatIds' })]));
   });
 });

@@ -1,5 +1,6 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
-import { ApiError, ApiErrorDetail } from './api-error';
+import { DomainError, ErrorDetail } from './errors/domain-error';
+import { ErrorCode } from './errors/error-code';
 import { MAX_JSON_DEPTH } from './json-body';
 
 function flatten(errors: ValidationError[], parent = ''): { field: string; message: string }[] {
@@ -23,8 +24,8 @@ const PROTOTYPE_NAMES = new Set([...Object.getOwnPropertyNames(Object.prototype)
  * The JSON body parser already refuses deep bodies (json-body.ts); this is the pipe's own guarantee, for
  * any body that reaches it. Iterative, with an explicit stack, so no depth can overflow it.
  */
-function refusedFields(body: unknown): ApiErrorDetail[] {
-  const refused: ApiErrorDetail[] = [];
+function refusedFields(body: unknown): ErrorDetail[] {
+  const refused: ErrorDetail[] = [];
   const stack: { value: unknown; path: string; depth: number }[] = [{ value: body, path: '', depth: 0 }];
   while (stack.length > 0) {
     const { value, path, depth } = stack.pop()!;
@@ -53,7 +54,7 @@ class EdgeValidationPipe extends ValidationPipe {
     if (metadata.type === 'body') {
       const refused = refusedFields(value);
       if (refused.length > 0) {
-        throw new ApiError(400, 'VALIDATION_FAILED', 'The request is not valid', refused);
+        throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is not valid', { details: refused });
       }
     }
     return super.transform(value, metadata);
@@ -67,6 +68,6 @@ export function createValidationPipe(): ValidationPipe {
     transform: true,
     stopAtFirstError: false,
     exceptionFactory: (errors) =>
-      new ApiError(400, 'VALIDATION_FAILED', 'The request is not valid', flatten(errors)),
+      new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is not valid', { details: flatten(errors) }),
   });
 }

@@ -1,10 +1,14 @@
 import { LockLostError, LockNotAcquiredError } from '@app/distributed-lock';
 import { counter } from '@app/observability';
-import { ApiError } from '../common/api-error';
+import { DomainError } from '../common/errors/domain-error';
+import { ErrorCode } from '../common/errors/error-code';
 import { HoldView } from './hold.view';
 import type { HoldRecord, LostSeat, SeatConflict } from '../hold-store';
 
-/** The refusals the hold use cases share, in one place so each code means one thing everywhere. */
+/**
+ * The refusals the hold use cases share, in one place so each code means one thing everywhere. They name
+ * a code, never an HTTP status: the error filter answers each (common/errors/error-http.ts).
+ */
 
 const staleFenceRejections = counter(
   'seat_stale_fence_rejections_total',
@@ -14,37 +18,98 @@ const staleFenceRejections = counter(
 
 export type HoldAction = 'hold' | 'extend' | 'release' | 'confirm';
 
-export function holdNotFound(holdId: string): ApiError {
-  return new ApiError(404, 'HOLD_NOT_FOUND', `Hold ${holdId} does not exist`);
+export function holdNotFound(holdId: string): DomainError {
+  return new DomainError(ErrorCode.HOLD_NOT_FOUND, `Hold ${holdId} does not exist`);
 }
 
-export function holdNotActive(hold: HoldRecord | undefined): ApiError {
+export function holdNotActive(hold: HoldRecord | undefined): DomainError {
   // CONFIRMING reads as ACTIVE in the Hold view, but "the hold is ACTIVE" would be a puzzling refusal
   const state = !hold
     ? 'not active'
     : hold.status === 'CONFIRMING'
       ? 'being confirmed'
       : HoldView.of(hold).status;
-  return new ApiError(409, 'HOLD_NOT_ACTIVE', `The hold is ${state}`);
+  return new DomainError(ErrorCode.HOLD_NOT_ACTIVE, `The hold is ${state}`);
 }
 
-export function holdExpired(): ApiError {
-  return new ApiError(409, 'HOLD_EXPIRED', 'The hold expired before it was confirmed');
+export function holdExpired(): DomainError {
+  return new DomainError(ErrorCode.HOLD_EXPIRED, 'The hold expired before it was confirmed');
+}
+
+export function holdConfirmed(): DomainError {
+  return new DomainError(ErrorCode.HOLD_CONFIRMED, 'A confirmed hold cannot be released');
+}
+
+/** The hold is booked, under another orderId than this confirm's. */
+export function confirmedWithAnotherOrder(): DomainError {
+  return new DomainError(ErrorCode.HOLD_NOT_ACTIVE, 'This hold was confirmed with another orderId');
+}
+
+/** The allowed ttl range is a deployment setting (a test deployment may allow 1 s). */
+export function ttlOutOfRange(min: number, max: number): DomainError {
+  return new DomainError(ErrorCode.VALIDATION_FAILED, 'ttlSeconds is out of range', {
+    details: [{ field: 'ttlSeconds', message: `must be between ${min} and ${max}` }],
+  });
+}
+
+export function tooManySeats(maxSeatsPerHold: number): DomainError {
+  return new DomainError(ErrorCode.VALIDATION_FAILED, 'Too many seats in one hold', {
+    details: [{ field: 'seatIds', message: `at most ${maxSeatsPerHold} seats per hold` }],
+  });
+}
+
+export function seatsNotFound(seatIds: string[]): DomainError {
+  return new DomainError(ErrorCode.SEAT_NOT_FOUND, `${seatIds.length} seat(s) do not exist in this event`, {
+    details: seatIds.map((seatId) => ({ seatId })),
+  });
+}
+
+export function holdLimitExceeded(heldSeats: number, limit: number): DomainError {
+  return new DomainError(
+    ErrorCode.HOLD_LIMIT_EXCEEDED,
+    `You already hold ${heldSeats} seat(s) for this event; the limit is ${limit}`,
+  );
+}
+
+export function lifetimeExceeded(maxLifetimeSeconds: number): DomainError {
+  return new DomainError(
+    ErrorCode.HOLD_LIFETIME_EXCEEDED,
+    `A hold lives at most ${maxLifetimeSeconds} s in total`,
+  );
+}
+
+export function extensionLimitReached(maxExtensions: number): DomainError {
+  return new DomainError(
+    ErrorCode.EXTENSION_LIMIT_REACHED,
+    `A hold can be extended at most ${maxExtensions} times`,
+  );
 }
 
 /** A new hold's seats are taken: the store's conflict list, whether the hold script or a lock-free read found it. */
-export function seatsUnavailable(conflicts: SeatConflict[]): ApiError {
-  return new ApiError(409, 'SEATS_UNAVAILABLE', `${conflicts.length} seat(s) are not available`, conflicts);
+export function seatsUnavailable(conflicts: SeatConflict[]): DomainError {
+  return new DomainError(ErrorCode.SEATS_UNAVAILABLE, `${conflicts.length} seat(s) are not available`, {
+    details: conflicts,
+  });
 }
 
 /** Some seats of a live hold are no longer its own (booked by someone else after Redis lost data). */
-export function seatsLost(lost: LostSeat[] | undefined): ApiError {
+export function seatsLost(lost: LostSeat[] | undefined): DomainError {
   const seats = lost ?? [];
-  return new ApiError(
-    409,
-    'SEATS_UNAVAILABLE',
+  return new DomainError(
+    ErrorCode.SEATS_UNAVAILABLE,
     `${seats.length} seat(s) of this hold are no longer held by it`,
-    seats.map(({ seatId, state }) => ({ seatId, reason: state })),
+    { details: seats.map(({ seatId, state }) => ({ seatId, reason: state })) },
+  );
+}
+
+/** PostgreSQL has other holds' bookings for these seats (Redis had lost them). */
+export function seatsBooked(seatIds: string[]): DomainError {
+  return new DomainError(
+    ErrorCode.SEATS_UNAVAILABLE,
+    `${seatIds.length} seat(s) of this hold are already booked`,
+    {
+      details: seatIds.map((seatId) => ({ seatId, reason: 'BOOKED' })),
+    },
   );
 }
 
@@ -53,21 +118,21 @@ export function seatsLost(lost: LostSeat[] | undefined): ApiError {
  * lock (paused past the lease, say) and someone else has changed the seats since. Counted, because each
  * one is a late write that fencing stopped; the client may simply retry.
  */
-export function staleFence(action: HoldAction): ApiError {
+export function staleFence(action: HoldAction): DomainError {
   staleFenceRejections.inc({ action });
   return busy('These seats were changed concurrently; try again');
 }
 
-export function busy(message: string): ApiError {
-  return new ApiError(503, 'BUSY', message, undefined, { 'retry-after': '1' });
+export function busy(message: string): DomainError {
+  return new DomainError(ErrorCode.BUSY, message);
 }
 
 /**
  * PostgreSQL could not write or read the booking in time. Nothing was booked by this request (or the
  * outcome is still being decided); the client retries the same call with the same orderId.
  */
-export function bookingUnavailable(message: string): ApiError {
-  return new ApiError(503, 'BOOKING_UNAVAILABLE', message, undefined, { 'retry-after': '2' });
+export function bookingUnavailable(message: string): DomainError {
+  return new DomainError(ErrorCode.BOOKING_UNAVAILABLE, message);
 }
 
 /**
@@ -89,7 +154,7 @@ export async function busyIfLockLost<T>(work: () => Promise<T>): Promise<T> {
 
 /** A bounded label for a refused request: our own code, BUSY for lock contention, else ERROR. */
 export function rejectionReason(e: unknown): string {
-  if (e instanceof ApiError) {
+  if (e instanceof DomainError) {
     return e.code;
   }
   return e instanceof LockNotAcquiredError ? 'BUSY' : 'ERROR';

@@ -3,24 +3,30 @@ import { AppConfig } from '@app/config';
 import { currentLock, DistributedLock } from '@app/distributed-lock';
 import { AuthUser } from '../auth/auth-user';
 import { CatalogueService } from '../catalogue/catalogue.service';
-import { ApiError } from '../common/api-error';
 import { BookingRepository } from './booking.repository';
 import { ConfirmHoldUseCase, ConfirmResult } from './confirm/confirm-hold.use-case';
 import { ConfirmSettlement } from './confirm/confirm-settlement';
 import {
   bookingUnavailable,
   busyIfLockLost,
+  extensionLimitReached,
+  holdConfirmed,
+  holdLimitExceeded,
   holdNotActive,
   holdNotFound,
+  lifetimeExceeded,
   lockLostAsBusy,
   rejectionReason,
   seatsLost,
+  seatsNotFound,
   seatsUnavailable,
   staleFence,
+  tooManySeats,
+  ttlOutOfRange,
 } from './hold-errors';
 import { HoldView } from './hold.view';
 import { holdChanges, holdsCreated, holdsRejected } from './holds.metrics';
-import { HOLD_SEAT_LOCK, HoldSeatLockHost, SEAT_LOCK } from './seat-lock';
+import { HOLD_SEAT_LOCK, HoldSeatLockHost, SEAT_LOCK, SeatLockSettings } from './seat-lock';
 import { HoldIds, HoldRecord, HoldStore, SeatConflict, StoreResult } from '../hold-store';
 
 export { seatLockKeys } from './seat-lock';
@@ -43,8 +49,6 @@ const LOCKED_SETTLE_TIMEOUT_MS = 1000;
 @Injectable()
 export class HoldsService implements HoldSeatLockHost {
   private readonly logger = new Logger('Holds');
-  readonly lockLeaseMs: number;
-  readonly lockWaitMs: number;
 
   constructor(
     private readonly store: HoldStore,
@@ -53,15 +57,9 @@ export class HoldsService implements HoldSeatLockHost {
     private readonly settlement: ConfirmSettlement,
     private readonly confirmHold: ConfirmHoldUseCase,
     private readonly config: AppConfig,
-  ) {
-    this.lockLeaseMs = config.holds.seatLockLeaseMs;
-    this.lockWaitMs = config.holds.seatLockWaitMs;
-  }
-
-  /** Where the seat lock keys live (SEAT_LOCK reads it): the hold store's shard layout. */
-  get holdLayout() {
-    return this.store.layout;
-  }
+    /** Read by SEAT_LOCK / HOLD_SEAT_LOCK (seat-lock.ts) on each locked call. */
+    readonly seatLock: SeatLockSettings,
+  ) {}
 
   async hold(user: AuthUser, eventId: string, seatIds: string[], ttlSeconds?: number): Promise<HoldView> {
     try {
@@ -93,19 +91,13 @@ export class HoldsService implements HoldSeatLockHost {
     const ttl = ttlSeconds ?? limits.defaultTtlSeconds;
     this.assertTtl(ttl);
     if (seatIds.length > limits.maxSeatsPerHold) {
-      throw new ApiError(400, 'VALIDATION_FAILED', 'Too many seats in one hold', [
-        { field: 'seatIds', message: `at most ${limits.maxSeatsPerHold} seats per hold` },
-      ]);
+      throw tooManySeats(limits.maxSeatsPerHold);
     }
-    const catalogue = await this.catalogue.requireSeats(eventId);
+    // an event past its retention may have no keys left in Redis: refused (EVENT_ENDED), never re-created
+    const catalogue = await this.catalogue.requireSeatsToHold(eventId);
     const unknown = seatIds.filter((s) => !catalogue.has(s));
     if (unknown.length > 0) {
-      throw new ApiError(
-        404,
-        'SEAT_NOT_FOUND',
-        `${unknown.length} seat(s) do not exist in this event`,
-        unknown.map((seatId) => ({ seatId })),
-      );
+      throw seatsNotFound(unknown);
     }
     // sorted: the lock keys and the store's conflict list come out the same whatever order the client used
     return this.lockedCreate(eventId, [...seatIds].sort(), user.id, ttl * 1000);
@@ -184,17 +176,9 @@ export class HoldsService implements HoldSeatLockHost {
       case 'HOLD_NOT_ACTIVE':
         throw holdNotActive(r.hold);
       case 'HOLD_LIFETIME_EXCEEDED':
-        throw new ApiError(
-          422,
-          'HOLD_LIFETIME_EXCEEDED',
-          `A hold lives at most ${limits.maxLifetimeSeconds} s in total`,
-        );
+        throw lifetimeExceeded(limits.maxLifetimeSeconds);
       case 'EXTENSION_LIMIT_REACHED':
-        throw new ApiError(
-          422,
-          'EXTENSION_LIMIT_REACHED',
-          `A hold can be extended at most ${limits.maxExtensions} times`,
-        );
+        throw extensionLimitReached(limits.maxExtensions);
       case 'SEATS_LOST':
         throw seatsLost(r.lostSeats);
       case 'STALE_FENCING_TOKEN':
@@ -221,7 +205,7 @@ export class HoldsService implements HoldSeatLockHost {
       case 'HOLD_NOT_FOUND':
         throw holdNotFound(holdId);
       case 'HOLD_CONFIRMED':
-        throw new ApiError(409, 'HOLD_CONFIRMED', 'A confirmed hold cannot be released');
+        throw holdConfirmed();
       case 'STALE_FENCING_TOKEN':
         throw staleFence('release');
     }
@@ -266,11 +250,7 @@ export class HoldsService implements HoldSeatLockHost {
       case 'SEATS_UNAVAILABLE':
         throw seatsUnavailable(r.conflicts);
       case 'HOLD_LIMIT_EXCEEDED':
-        throw new ApiError(
-          422,
-          'HOLD_LIMIT_EXCEEDED',
-          `You already hold ${r.heldSeats} seat(s) for this event; the limit is ${r.limit}`,
-        );
+        throw holdLimitExceeded(r.heldSeats, r.limit);
       case 'STALE_FENCING_TOKEN':
         throw staleFence('hold');
     }
@@ -326,9 +306,7 @@ export class HoldsService implements HoldSeatLockHost {
   private assertTtl(ttlSeconds: number): void {
     const { minTtlSeconds, maxTtlSeconds } = this.config.holds;
     if (ttlSeconds < minTtlSeconds || ttlSeconds > maxTtlSeconds) {
-      throw new ApiError(400, 'VALIDATION_FAILED', 'ttlSeconds is out of range', [
-        { field: 'ttlSeconds', message: `must be between ${minTtlSeconds} and ${maxTtlSeconds}` },
-      ]);
+      throw ttlOutOfRange(minTtlSeconds, maxTtlSeconds);
     }
   }
 

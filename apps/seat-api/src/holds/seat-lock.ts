@@ -1,7 +1,9 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '@app/config';
 import { DistributedLockOptions, LockBusy } from '@app/distributed-lock';
 import { seatsUnavailable } from './hold-errors';
 import { holdContention } from './holds.metrics';
-import type { HoldLayout, SeatConflict } from '../hold-store';
+import { HoldLayout, HoldStore, SeatConflict } from '../hold-store';
 
 /**
  * The lock keys of seats: `seat:{s<k>}:<eventId>:<seatId>`, the tag of the event's shard (store/hold-keys.ts),
@@ -10,11 +12,30 @@ import type { HoldLayout, SeatConflict } from '../hold-store';
 export const seatLockKeys = (layout: HoldLayout, eventId: string, seatIds: readonly string[]) =>
   layout.seatLockKeys(eventId, seatIds);
 
-/** What a class whose methods take the seat lock provides: lease and wait from configuration, the key layout. */
-export interface SeatLockSettings {
-  readonly lockLeaseMs: number;
-  readonly lockWaitMs: number;
-  readonly holdLayout: HoldLayout;
+/**
+ * The seat lock's settings, one provider for every class whose methods take it: lease and wait from
+ * configuration (SEAT_LOCK_LEASE_MS, SEAT_LOCK_WAIT_MS), keys from the hold store's shard layout.
+ */
+@Injectable()
+export class SeatLockSettings {
+  readonly leaseMs: number;
+  readonly waitMs: number;
+  private readonly layout: HoldLayout;
+
+  constructor(config: AppConfig, store: HoldStore) {
+    this.leaseMs = config.holds.seatLockLeaseMs;
+    this.waitMs = config.holds.seatLockWaitMs;
+    this.layout = store.layout;
+  }
+
+  keys(eventId: string, seatIds: readonly string[]): string[] {
+    return this.layout.seatLockKeys(eventId, seatIds);
+  }
+}
+
+/** A class whose methods take the seat lock: SEAT_LOCK reads the settings from it. */
+export interface SeatLockHost {
+  readonly seatLock: SeatLockSettings;
 }
 
 /**
@@ -28,16 +49,16 @@ export interface SeatLockSettings {
  *   - held by another instance (no wake crosses instances): polled with jitter for lockWaitMs.
  */
 export const SEAT_LOCK: DistributedLockOptions<[string, string[]]> = {
-  key: function (this: SeatLockSettings, eventId: string, seatIds: string[]) {
-    return this.holdLayout.seatLockKeys(eventId, seatIds);
+  key: function (this: SeatLockHost, eventId: string, seatIds: string[]) {
+    return this.seatLock.keys(eventId, seatIds);
   },
-  leaseMs: (s: SeatLockSettings) => s.lockLeaseMs,
-  waitMs: (s: SeatLockSettings) => s.lockWaitMs,
-  localWaitMs: (s: SeatLockSettings) => s.lockLeaseMs,
+  leaseMs: (host: SeatLockHost) => host.seatLock.leaseMs,
+  waitMs: (host: SeatLockHost) => host.seatLock.waitMs,
+  localWaitMs: (host: SeatLockHost) => host.seatLock.leaseMs,
 };
 
 /** A class that creates holds under HOLD_SEAT_LOCK: it can read which seats are taken, without a lock. */
-export interface HoldSeatLockHost extends SeatLockSettings {
+export interface HoldSeatLockHost extends SeatLockHost {
   takenSeats(eventId: string, seatIds: readonly string[]): Promise<SeatConflict[]>;
 }
 

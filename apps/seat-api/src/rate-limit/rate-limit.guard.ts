@@ -2,7 +2,8 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { ThrottlerGuard } from '@nestjs/throttler';
 import type { ThrottlerLimitDetail } from '@nestjs/throttler/dist/throttler.guard.interface';
 import { AuthUser } from '../auth/auth-user';
-import { ApiError } from '../common/api-error';
+import { DomainError } from '../common/errors/domain-error';
+import { ErrorCode } from '../common/errors/error-code';
 
 /**
  * @nestjs/throttler's guard, keyed per caller: the user when the request carried a valid token (the JWT
@@ -30,12 +31,10 @@ export class RateLimitGuard extends ThrottlerGuard {
     _context: ExecutionContext,
     detail: ThrottlerLimitDetail,
   ): Promise<void> {
-    throw new ApiError(
-      429,
-      'RATE_LIMITED',
+    throw new DomainError(
+      ErrorCode.RATE_LIMITED,
       `Too many requests: at most ${detail.limit} per ${Math.round(detail.ttl / 1000)} s; retry after ${detail.timeToBlockExpire} s`,
-      undefined,
-      { 'retry-after': String(detail.timeToBlockExpire) },
+      { retryAfterSeconds: detail.timeToBlockExpire },
     );
   }
 }

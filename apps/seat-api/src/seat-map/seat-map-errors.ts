@@ -1,24 +1,22 @@
-import { ApiError } from '../common/api-error';
+import { DomainError } from '../common/errors/domain-error';
+import { ErrorCode } from '../common/errors/error-code';
 
 /** The seat map's refusals, each code meaning one thing (rendered by the one error filter). */
 
-export function sectionNotFound(section: string): ApiError {
-  return new ApiError(404, 'SECTION_NOT_FOUND', `This event has no section ${section}`);
+export function sectionNotFound(section: string): DomainError {
+  return new DomainError(ErrorCode.SECTION_NOT_FOUND, `This event has no section ${section}`);
 }
 
 /** SEAT_MAP_MAX_STREAMS streams are open on this instance: another instance, or this one a bit later. */
-export function tooManyStreams(): ApiError {
-  return new ApiError(
-    503,
-    'TOO_MANY_STREAMS',
+export function tooManyStreams(): DomainError {
+  return new DomainError(
+    ErrorCode.TOO_MANY_STREAMS,
     'Too many seat-map streams are open here; try again shortly (or read the map with GET)',
-    undefined,
-    { 'retry-after': '5' },
   );
 }
 
-export function badLastEventId(): ApiError {
-  return new ApiError(400, 'VALIDATION_FAILED', 'The request is not valid', [
-    { field: 'Last-Event-ID', message: 'must be a version: a whole number' },
-  ]);
+export function badLastEventId(): DomainError {
+  return new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is not valid', {
+    details: [{ field: 'Last-Event-ID', message: 'must be a version: a whole number' }],
+  });
 }

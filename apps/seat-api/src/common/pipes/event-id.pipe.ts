@@ -1,5 +1,6 @@
 import { PipeTransform } from '@nestjs/common';
-import { ApiError } from '../api-error';
+import { DomainError } from '../errors/domain-error';
+import { ErrorCode } from '../errors/error-code';
 
 /** A version-4 UUID in either letter case (event ids are `randomUUID()`s). */
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
@@ -25,9 +26,9 @@ export class EventIdPipe implements PipeTransform<unknown, string> {
   transform(value: unknown): string {
     const id = canonicalEventId(value);
     if (id === null) {
-      throw new ApiError(400, 'VALIDATION_FAILED', `${this.field} must be a UUID`, [
-        { field: this.field, message: 'must be a UUID' },
-      ]);
+      throw new DomainError(ErrorCode.VALIDATION_FAILED, `${this.field} must be a UUID`, {
+        details: [{ field: this.field, message: 'must be a UUID' }],
+      });
     }
     return id;
   }

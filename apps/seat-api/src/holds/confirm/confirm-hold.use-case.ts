@@ -3,21 +3,22 @@ import { AppConfig } from '@app/config';
 import { BookingEntity } from '@app/database';
 import { currentLock, DistributedLock } from '@app/distributed-lock';
 import { AuthUser } from '../../auth/auth-user';
-import { ApiError } from '../../common/api-error';
 import { BookingRepository, BookResult } from '../booking.repository';
 import {
   bookingUnavailable,
+  confirmedWithAnotherOrder,
   holdExpired,
   holdNotActive,
   holdNotFound,
   lockLostAsBusy,
   rejectionReason,
+  seatsBooked,
   seatsLost,
   staleFence,
 } from '../hold-errors';
 import { BookingView } from '../hold.view';
 import { holdChanges } from '../holds.metrics';
-import { SEAT_LOCK, SeatLockSettings } from '../seat-lock';
+import { SEAT_LOCK, SeatLockHost, SeatLockSettings } from '../seat-lock';
 import { HoldIds, HoldRecord, HoldStore } from '../../hold-store';
 import { ConfirmSettlement, Settled } from './confirm-settlement';
 
@@ -48,25 +49,17 @@ export interface ConfirmResult {
  *   - the process dies: the next call on the hold, or the reconciler, decides it the same way.
  */
 @Injectable()
-export class ConfirmHoldUseCase implements SeatLockSettings {
+export class ConfirmHoldUseCase implements SeatLockHost {
   private readonly logger = new Logger('Holds');
-  readonly lockLeaseMs: number;
-  readonly lockWaitMs: number;
 
   constructor(
     private readonly store: HoldStore,
     private readonly bookings: BookingRepository,
     private readonly settlement: ConfirmSettlement,
     private readonly config: AppConfig,
-  ) {
-    this.lockLeaseMs = config.holds.seatLockLeaseMs;
-    this.lockWaitMs = config.holds.seatLockWaitMs;
-  }
-
-  /** Where the seat lock keys live (SEAT_LOCK reads it): the hold store's shard layout. */
-  get holdLayout() {
-    return this.store.layout;
-  }
+    /** Read by SEAT_LOCK (seat-lock.ts) on each locked call, and for the booking's time budget. */
+    readonly seatLock: SeatLockSettings,
+  ) {}
 
   async execute(user: AuthUser, holdId: string, orderId: string): Promise<ConfirmResult> {
     try {
@@ -155,12 +148,13 @@ export class ConfirmHoldUseCase implements SeatLockSettings {
    */
   private writeBudgetMs(attempt: HoldRecord): number {
     const lock = currentLock()!;
-    const leaseLeft = lock.acquiredAt + this.lockLeaseMs - performance.now();
+    const leaseMs = this.seatLock.leaseMs;
+    const leaseLeft = lock.acquiredAt + leaseMs - performance.now();
     const deadlineLeft =
       attempt.status === 'CONFIRMING' && attempt.confirmDeadlineMs
         ? attempt.confirmDeadlineMs - attempt.nowMs
         : leaseLeft;
-    const margin = Math.min(WRITE_MARGIN_MS, this.lockLeaseMs / 10);
+    const margin = Math.min(WRITE_MARGIN_MS, leaseMs / 10);
     return Math.max(1, Math.min(leaseLeft, deadlineLeft) - margin);
   }
 
@@ -240,12 +234,7 @@ export class ConfirmHoldUseCase implements SeatLockSettings {
     );
     await this.settleUnderLock(attempt);
     await this.store.markBooked(attempt.eventId, seatIds);
-    throw new ApiError(
-      409,
-      'SEATS_UNAVAILABLE',
-      `${seatIds.length} seat(s) of this hold are already booked`,
-      seatIds.map((seatId) => ({ seatId, reason: 'BOOKED' })),
-    );
+    throw seatsBooked(seatIds);
   }
 
   private async settleUnderLock(hold: HoldRecord): Promise<Settled> {
@@ -262,7 +251,7 @@ export class ConfirmHoldUseCase implements SeatLockSettings {
   /** The hold is booked: the same orderId replays it (and completes Redis if a crash left it behind). */
   private async replay(existing: BookingEntity, orderId: string): Promise<ConfirmResult> {
     if (existing.orderId !== orderId) {
-      throw new ApiError(409, 'HOLD_NOT_ACTIVE', 'This hold was confirmed with another orderId');
+      throw confirmedWithAnotherOrder();
     }
     await this.finishQuietly(existing);
     return { created: false, booking: toBookingView(existing) };

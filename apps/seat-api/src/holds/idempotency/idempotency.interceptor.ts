@@ -3,7 +3,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { from, Observable, of } from 'rxjs';
 import { catchError, mergeMap } from 'rxjs/operators';
 import { AuthUser } from '../../auth/auth-user';
-import { ApiError } from '../../common/api-error';
+import { DomainError } from '../../common/errors/domain-error';
+import { ErrorCode } from '../../common/errors/error-code';
+import { httpStatusOf } from '../../common/errors/error-http';
 import { IdempotencyService } from './idempotency.service';
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -39,9 +41,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
       return next.handle();
     }
     if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) {
-      throw new ApiError(400, 'VALIDATION_FAILED', 'Idempotency-Key is not valid', [
-        { field: 'Idempotency-Key', message: 'must be 1-128 chars of letters, digits, . _ : -' },
-      ]);
+      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'Idempotency-Key is not valid', {
+        details: [{ field: 'Idempotency-Key', message: 'must be 1-128 chars of letters, digits, . _ : -' }],
+      });
     }
     const userId = req.user.id;
     const fingerprint = this.idempotency.fingerprint(
@@ -50,20 +52,14 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const claim = await this.idempotency.claim(userId, key, fingerprint);
     switch (claim.state) {
       case 'MISMATCH':
-        throw new ApiError(
-          422,
-          'IDEMPOTENCY_KEY_REUSED',
+        throw new DomainError(
+          ErrorCode.IDEMPOTENCY_KEY_REUSED,
           'This Idempotency-Key was used for another request',
         );
       case 'IN_PROGRESS':
-        throw new ApiError(
-          409,
-          'IDEMPOTENCY_IN_PROGRESS',
+        throw new DomainError(
+          ErrorCode.IDEMPOTENCY_IN_PROGRESS,
           'A request with this Idempotency-Key is still running',
-          undefined,
-          {
-            'retry-after': '1',
-          },
         );
       case 'DONE':
         void reply.status(claim.status).header('idempotent-replayed', 'true');
@@ -105,12 +101,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 
   private async settleFailure(userId: string, key: string, fingerprint: string, e: unknown): Promise<void> {
-    if (e instanceof ApiError && e.getStatus() < 500) {
-      await this.idempotency.complete(userId, key, fingerprint, e.getStatus(), {
-        statusCode: e.getStatus(),
+    const status = e instanceof DomainError ? httpStatusOf(e.code) : 500;
+    if (e instanceof DomainError && status < 500) {
+      await this.idempotency.complete(userId, key, fingerprint, status, {
+        statusCode: status,
         code: e.code,
         message: e.message,
-        ...(e.errors ? { errors: e.errors } : {}),
+        ...(e.details ? { errors: e.details } : {}),
       });
     } else {
       await this.idempotency.abandon(userId, key);

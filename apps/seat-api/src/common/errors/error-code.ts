@@ -1,0 +1,66 @@
+/**
+ * Every code the API answers with, in the error envelope's `code`. Clients branch on these strings: a code
+ * is never renamed or given another meaning. Which HTTP status (and default Retry-After) each one gets is
+ * decided in one place, error-http.ts; the layers that refuse something name only the code.
+ *
+ * Besides these, a framework error with a status nobody expects would be answered `HTTP_<status>`
+ * (see ErrorEnvelopeFilter); no route of ours produces one.
+ */
+export enum ErrorCode {
+  // ---- the request itself
+  /** A field, parameter or header is wrong; `errors: [{ field, message }]` names each. */
+  VALIDATION_FAILED = 'VALIDATION_FAILED',
+  /** The body is not JSON (or is empty where JSON is expected). */
+  MALFORMED_JSON = 'MALFORMED_JSON',
+  /** Another malformed request the HTTP layer refused (a bad URL). */
+  BAD_REQUEST = 'BAD_REQUEST',
+  UNAUTHORIZED = 'UNAUTHORIZED',
+  FORBIDDEN = 'FORBIDDEN',
+  /** No such route. */
+  NOT_FOUND = 'NOT_FOUND',
+  METHOD_NOT_ALLOWED = 'METHOD_NOT_ALLOWED',
+  PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
+  URI_TOO_LONG = 'URI_TOO_LONG',
+  UNSUPPORTED_MEDIA_TYPE = 'UNSUPPORTED_MEDIA_TYPE',
+  // ---- catalogue and seat map
+  EVENT_NOT_FOUND = 'EVENT_NOT_FOUND',
+  SECTION_NOT_FOUND = 'SECTION_NOT_FOUND',
+  /** The event's start + HOLD_EVENT_RETENTION_SECONDS has passed: its seats can no longer be held. */
+  EVENT_ENDED = 'EVENT_ENDED',
+  /** SEAT_MAP_MAX_STREAMS live seat-map streams are open on this instance. */
+  TOO_MANY_STREAMS = 'TOO_MANY_STREAMS',
+  // ---- holds
+  /** `errors: [{ seatId }]`: seats the event does not have. */
+  SEAT_NOT_FOUND = 'SEAT_NOT_FOUND',
+  HOLD_NOT_FOUND = 'HOLD_NOT_FOUND',
+  /** `errors: [{ seatId, reason: HELD | BOOKED }]`. */
+  SEATS_UNAVAILABLE = 'SEATS_UNAVAILABLE',
+  HOLD_NOT_ACTIVE = 'HOLD_NOT_ACTIVE',
+  HOLD_EXPIRED = 'HOLD_EXPIRED',
+  HOLD_CONFIRMED = 'HOLD_CONFIRMED',
+  HOLD_LIMIT_EXCEEDED = 'HOLD_LIMIT_EXCEEDED',
+  HOLD_LIFETIME_EXCEEDED = 'HOLD_LIFETIME_EXCEEDED',
+  EXTENSION_LIMIT_REACHED = 'EXTENSION_LIMIT_REACHED',
+  /** The seats are being changed by another request right now (lock contention, a lease lost). */
+  BUSY = 'BUSY',
+  /** PostgreSQL did not write or read the booking in time: nothing booked by this call. */
+  BOOKING_UNAVAILABLE = 'BOOKING_UNAVAILABLE',
+  // ---- idempotency
+  IDEMPOTENCY_IN_PROGRESS = 'IDEMPOTENCY_IN_PROGRESS',
+  IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
+  // ---- limits and dependencies
+  /** A per-caller rate limit (rate-limit/). */
+  RATE_LIMITED = 'RATE_LIMITED',
+  /** A 429 from the framework rather than our limiter (kept: it was answered before). */
+  TOO_MANY_REQUESTS = 'TOO_MANY_REQUESTS',
+  /** Written on the Redis master but not yet on REDIS_WAIT_REPLICAS replicas: a retry is safe. */
+  REPLICAS_UNAVAILABLE = 'REPLICAS_UNAVAILABLE',
+  /** Redis (the seat store) does not answer. */
+  DEPENDENCY_UNAVAILABLE = 'DEPENDENCY_UNAVAILABLE',
+  // ---- generic codes for a framework exception of that status (HttpException, Fastify)
+  CONFLICT = 'CONFLICT',
+  UNPROCESSABLE_ENTITY = 'UNPROCESSABLE_ENTITY',
+  SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE',
+  /** Anything unexpected: the details are logged under the requestId, never sent. */
+  INTERNAL = 'INTERNAL',
+}
