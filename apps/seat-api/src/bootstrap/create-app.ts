@@ -1,8 +1,8 @@
+import { VersioningType } from '@nestjs/common';
 import type { INestApplication, NestApplicationOptions } from '@nestjs/common';
 import { AbstractHttpAdapter, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppConfig } from '@app/config';
 import { Logger } from 'nestjs-pino';
 import { bindRequestLogContext, recordHttpMetrics, requestIdOf } from '@app/observability';
@@ -12,6 +12,7 @@ import { installJsonBodyParser } from '../common/json-body';
 import { createValidationPipe } from '../common/validation';
 import { enableBrowserSecurity } from './browser-security';
 import { enableGracefulShutdown } from './graceful-shutdown';
+import { setUpOpenApi } from './openapi/openapi';
 
 /**
  * Boot lines wait for the pino logger (so every line has one format) and are printed once it is in
@@ -80,12 +81,9 @@ export async function createSeatApi(moduleRef?: SeatApiModuleRef): Promise<NestF
       done(null, payload);
     });
 
-  const docs = new DocumentBuilder()
-    .setTitle('Seat-hold reservation service')
-    .setDescription('Hold seats for a few minutes while people pay; confirm, extend, release; seat map.')
-    .setVersion('1')
-    .addBearerAuth()
-    .build();
-  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, docs));
+  // /v1/... from each controller's `version` (URI versioning: resolved into the route paths when they
+  // are registered, nothing runs per request); /health and /metrics carry no version
+  app.enableVersioning({ type: VersioningType.URI });
+  await setUpOpenApi(app);
   return app;
 }

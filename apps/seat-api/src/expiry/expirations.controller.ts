@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { HoldExpiryEntity } from '@app/database';
 import { Roles } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/api-errors.decorator';
+import { ErrorCode } from '../common/errors/error-code';
 import { eventIdPipe } from '../common/pipes/event-id.pipe';
 import { ExpirationsPageView } from './dto/expirations-page.view';
 import { ListExpirationsQuery } from './dto/list-expirations.query';
@@ -12,7 +13,7 @@ import { ListExpirationsQuery } from './dto/list-expirations.query';
 /** Admin view of what expired in an event, as the expiry consumer recorded it from Kafka. */
 @ApiTags('events')
 @ApiBearerAuth()
-@Controller('v1/events')
+@Controller({ path: 'events', version: '1' })
 export class ExpirationsController {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
@@ -20,8 +21,8 @@ export class ExpirationsController {
   @Roles('admin')
   @ApiOperation({ summary: 'Seat expirations of an event, newest first (admin)' })
   @ApiResponse({ status: 200, type: ExpirationsPageView })
-  @ApiErrors([403, 'FORBIDDEN'])
-  async list(
+  @ApiErrors(ErrorCode.FORBIDDEN)
+  async listExpirations(
     @Param('eventId', eventIdPipe) eventId: string,
     // validated by the global pipe like a body: bounds, integers only, unknown parameters refused
     @Query() { limit, offset }: ListExpirationsQuery,

@@ -1,11 +1,15 @@
 import { Controller, Get, VERSION_NEUTRAL } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { KafkaHealthIndicator } from '@app/kafka';
 import { RedisHealthIndicator } from '@app/redis';
 import { Public } from '../auth/auth.decorators';
 import { OutboxHealthIndicator } from './indicators/outbox.health';
 import { ShutdownHealthIndicator } from './indicators/shutdown.health';
+
+export class LivenessView {
+  @ApiProperty({ enum: ['ok'] }) status!: 'ok';
+}
 
 /** Probes stay at /health whatever API version the routes carry: load balancers are configured once. */
 @ApiTags('health')
@@ -34,7 +38,7 @@ export class HealthController {
     summary:
       'Readiness: PostgreSQL and Redis (hard), Kafka and the SeatExpired outbox (degraded, still 200), 503 while shutting down',
   })
-  check() {
+  checkReadiness() {
     return this.health.check([
       () => this.shutdown.check('shutdown'),
       () => this.db.pingCheck('postgres', { timeout: 2000 }),
@@ -50,7 +54,8 @@ export class HealthController {
    */
   @Get('live')
   @ApiOperation({ summary: 'Liveness (no dependencies)' })
-  live() {
+  @ApiOkResponse({ type: LivenessView })
+  checkLiveness(): LivenessView {
     return { status: 'ok' };
   }
 }

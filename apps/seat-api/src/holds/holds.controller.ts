@@ -5,6 +5,7 @@ import { AuthUser } from '../auth/auth-user';
 import { CurrentUser } from '../auth/auth.decorators';
 import { eventIdPipe as uuidPipe } from '../common/pipes/event-id.pipe';
 import { ApiErrors } from '../common/api-errors.decorator';
+import { ErrorCode } from '../common/errors/error-code';
 import { ConfirmHoldDto } from './dto/confirm-hold.dto';
 import { CreateHoldDto } from './dto/create-hold.dto';
 import { ExtendHoldDto } from './dto/extend-hold.dto';
@@ -15,7 +16,7 @@ import { Idempotent } from './idempotency/idempotent.decorator';
 
 @ApiTags('holds')
 @ApiBearerAuth()
-@Controller('v1')
+@Controller({ version: '1' })
 export class HoldsController {
   constructor(private readonly holds: HoldsService) {}
 
@@ -25,13 +26,21 @@ export class HoldsController {
   @Idempotent()
   @ApiResponse({ status: 201, type: HoldView })
   @ApiErrors(
-    [404, 'EVENT_NOT_FOUND | SEAT_NOT_FOUND (errors: [{ seatId }])'],
-    [409, 'SEATS_UNAVAILABLE (errors: [{ seatId, reason: HELD | BOOKED }]) | IDEMPOTENCY_IN_PROGRESS'],
-    [422, 'HOLD_LIMIT_EXCEEDED | IDEMPOTENCY_KEY_REUSED'],
-    [429, 'RATE_LIMITED (Retry-After)'],
-    [503, 'BUSY | DEPENDENCY_UNAVAILABLE (Retry-After)'],
+    ErrorCode.EVENT_NOT_FOUND,
+    ErrorCode.SEAT_NOT_FOUND,
+    ErrorCode.SEATS_UNAVAILABLE,
+    ErrorCode.EVENT_ENDED,
+    ErrorCode.IDEMPOTENCY_IN_PROGRESS,
+    ErrorCode.HOLD_LIMIT_EXCEEDED,
+    ErrorCode.IDEMPOTENCY_KEY_REUSED,
+    ErrorCode.PAYLOAD_TOO_LARGE,
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+    ErrorCode.RATE_LIMITED,
+    ErrorCode.BUSY,
+    ErrorCode.DEPENDENCY_UNAVAILABLE,
+    ErrorCode.REPLICAS_UNAVAILABLE,
   )
-  create(
+  createHold(
     @Param('eventId', uuidPipe) eventId: string,
     @Body() dto: CreateHoldDto,
     @CurrentUser() user: AuthUser,
@@ -42,8 +51,8 @@ export class HoldsController {
   @Get('holds/:holdId')
   @ApiOperation({ summary: 'Read your hold (also ended ones, for at least 24 h)' })
   @ApiResponse({ status: 200, type: HoldView })
-  @ApiErrors([404, 'HOLD_NOT_FOUND'])
-  get(@Param('holdId') holdId: string, @CurrentUser() user: AuthUser) {
+  @ApiErrors(ErrorCode.HOLD_NOT_FOUND, ErrorCode.DEPENDENCY_UNAVAILABLE)
+  getHold(@Param('holdId') holdId: string, @CurrentUser() user: AuthUser) {
     return this.holds.get(user, holdId);
   }
 
@@ -53,12 +62,21 @@ export class HoldsController {
   @ApiOperation({ summary: 'New expiry = now + ttlSeconds (within the lifetime and extension caps)' })
   @ApiResponse({ status: 200, type: HoldView })
   @ApiErrors(
-    [404, 'HOLD_NOT_FOUND'],
-    [409, 'HOLD_NOT_ACTIVE | SEATS_UNAVAILABLE (errors: [{ seatId, reason }])'],
-    [422, 'HOLD_LIFETIME_EXCEEDED | EXTENSION_LIMIT_REACHED'],
-    [503, 'BUSY | DEPENDENCY_UNAVAILABLE | BOOKING_UNAVAILABLE (Retry-After)'],
+    ErrorCode.HOLD_NOT_FOUND,
+    ErrorCode.HOLD_NOT_ACTIVE,
+    ErrorCode.SEATS_UNAVAILABLE,
+    ErrorCode.IDEMPOTENCY_IN_PROGRESS,
+    ErrorCode.HOLD_LIFETIME_EXCEEDED,
+    ErrorCode.EXTENSION_LIMIT_REACHED,
+    ErrorCode.IDEMPOTENCY_KEY_REUSED,
+    ErrorCode.PAYLOAD_TOO_LARGE,
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+    ErrorCode.BUSY,
+    ErrorCode.DEPENDENCY_UNAVAILABLE,
+    ErrorCode.BOOKING_UNAVAILABLE,
+    ErrorCode.REPLICAS_UNAVAILABLE,
   )
-  extend(@Param('holdId') holdId: string, @Body() dto: ExtendHoldDto, @CurrentUser() user: AuthUser) {
+  extendHold(@Param('holdId') holdId: string, @Body() dto: ExtendHoldDto, @CurrentUser() user: AuthUser) {
     return this.holds.extend(user, holdId, dto.ttlSeconds);
   }
 
@@ -67,11 +85,14 @@ export class HoldsController {
   @ApiOperation({ summary: 'Release every seat of the hold (204 also when it already ended)' })
   @ApiResponse({ status: 204 })
   @ApiErrors(
-    [404, 'HOLD_NOT_FOUND'],
-    [409, 'HOLD_CONFIRMED'],
-    [503, 'BUSY | DEPENDENCY_UNAVAILABLE | BOOKING_UNAVAILABLE (Retry-After)'],
+    ErrorCode.HOLD_NOT_FOUND,
+    ErrorCode.HOLD_CONFIRMED,
+    ErrorCode.BUSY,
+    ErrorCode.DEPENDENCY_UNAVAILABLE,
+    ErrorCode.BOOKING_UNAVAILABLE,
+    ErrorCode.REPLICAS_UNAVAILABLE,
   )
-  async release(@Param('holdId') holdId: string, @CurrentUser() user: AuthUser): Promise<void> {
+  async releaseHold(@Param('holdId') holdId: string, @CurrentUser() user: AuthUser): Promise<void> {
     await this.holds.release(user, holdId);
   }
 
@@ -80,15 +101,22 @@ export class HoldsController {
   @ApiOperation({ summary: 'Book the held seats; the same orderId again replays the booking' })
   @ApiResponse({ status: 201, type: BookingView })
   @ApiResponse({ status: 200, type: BookingView, description: 'replay of an earlier confirm' })
+  // 503 BOOKING_UNAVAILABLE: not booked, or the outcome is pending; retry with the same orderId
   @ApiErrors(
-    [404, 'HOLD_NOT_FOUND'],
-    [409, 'HOLD_EXPIRED | HOLD_NOT_ACTIVE | SEATS_UNAVAILABLE (errors: [{ seatId, reason }])'],
-    [
-      503,
-      'BUSY | DEPENDENCY_UNAVAILABLE | BOOKING_UNAVAILABLE: not booked, or outcome pending; retry with the same orderId (Retry-After)',
-    ],
+    ErrorCode.HOLD_NOT_FOUND,
+    ErrorCode.HOLD_EXPIRED,
+    ErrorCode.HOLD_NOT_ACTIVE,
+    ErrorCode.SEATS_UNAVAILABLE,
+    ErrorCode.IDEMPOTENCY_IN_PROGRESS,
+    ErrorCode.IDEMPOTENCY_KEY_REUSED,
+    ErrorCode.PAYLOAD_TOO_LARGE,
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+    ErrorCode.BUSY,
+    ErrorCode.DEPENDENCY_UNAVAILABLE,
+    ErrorCode.BOOKING_UNAVAILABLE,
+    ErrorCode.REPLICAS_UNAVAILABLE,
   )
-  async confirm(
+  async confirmHold(
     @Param('holdId') holdId: string,
     @Body() dto: ConfirmHoldDto,
     @CurrentUser() user: AuthUser,

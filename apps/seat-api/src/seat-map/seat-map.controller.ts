@@ -2,7 +2,8 @@ import { Controller, Get, Headers, Param, Query, Req, Res } from '@nestjs/common
 import { ApiHeader, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../auth/auth.decorators';
-import { ApiErrors } from '../common/api-errors.decorator';
+import { ApiPublicErrors } from '../common/api-errors.decorator';
+import { ErrorCode } from '../common/errors/error-code';
 import { eventIdPipe } from '../common/pipes/event-id.pipe';
 import { RateLimited } from '../rate-limit/rate-limit.decorator';
 import { SeatMapQuery, SeatStreamQuery, VERSION } from './dto/seat-map.query';
@@ -17,7 +18,7 @@ import { SeatMapView } from './seat-map.view';
  * when they send a valid token, else per address.
  */
 @ApiTags('events')
-@Controller('v1/events')
+@Controller({ path: 'events', version: '1' })
 @Public()
 export class SeatMapController {
   constructor(
@@ -35,12 +36,13 @@ export class SeatMapController {
   @ApiHeader({ name: 'If-None-Match', required: false })
   @ApiResponse({ status: 200, type: SeatMapView })
   @ApiResponse({ status: 304, description: 'the map is as the ETag you sent' })
-  @ApiErrors(
-    [404, 'EVENT_NOT_FOUND | SECTION_NOT_FOUND'],
-    [429, 'RATE_LIMITED (Retry-After)'],
-    [503, 'DEPENDENCY_UNAVAILABLE'],
+  @ApiPublicErrors(
+    ErrorCode.EVENT_NOT_FOUND,
+    ErrorCode.SECTION_NOT_FOUND,
+    ErrorCode.RATE_LIMITED,
+    ErrorCode.DEPENDENCY_UNAVAILABLE,
   )
-  async map(
+  async getSeatMap(
     @Param('eventId', eventIdPipe) eventId: string,
     @Query() { section }: SeatMapQuery,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
@@ -69,13 +71,18 @@ export class SeatMapController {
   })
   @ApiProduces('text/event-stream')
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'resume after this version' })
-  @ApiResponse({ status: 200, description: 'text/event-stream' })
-  @ApiErrors(
-    [404, 'EVENT_NOT_FOUND'],
-    [429, 'RATE_LIMITED (Retry-After)'],
-    [503, 'TOO_MANY_STREAMS (Retry-After) | DEPENDENCY_UNAVAILABLE'],
+  @ApiResponse({
+    status: 200,
+    description: 'text/event-stream: `snapshot` and `changes` events, `: ping` comments',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
+  @ApiPublicErrors(
+    ErrorCode.EVENT_NOT_FOUND,
+    ErrorCode.RATE_LIMITED,
+    ErrorCode.TOO_MANY_STREAMS,
+    ErrorCode.DEPENDENCY_UNAVAILABLE,
   )
-  async stream(
+  async streamSeatMap(
     @Param('eventId', eventIdPipe) eventId: string,
     @Query() query: SeatStreamQuery,
     @Headers('last-event-id') lastEventIdHeader: string | undefined,

@@ -20,7 +20,7 @@ export class RowLayoutDto {
   @Matches(LABEL, { message: 'row must be 1-12 letters, digits, _ or -' })
   row!: string;
 
-  @ApiProperty({ example: 20, description: 'seats numbered 1..seats' })
+  @ApiProperty({ type: 'integer', example: 20, description: 'seats numbered 1..seats' })
   @IsInt()
   @Min(1)
   @Max(500)
@@ -52,7 +52,7 @@ export class CreateEventDto {
   @Length(1, 200)
   name!: string;
 
-  @ApiProperty({ example: '2027-03-01T19:30:00Z' })
+  @ApiProperty({ format: 'date-time', example: '2027-03-01T19:30:00Z' })
   @IsISO8601({ strict: true })
   startsAt!: string;
 

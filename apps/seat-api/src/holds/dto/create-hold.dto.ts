@@ -23,7 +23,11 @@ export class CreateHoldDto {
   @Matches(SEAT_ID, { each: true, message: 'each seat id must be 1-32 chars of letters, digits, . _ -' })
   seatIds!: string[];
 
-  @ApiPropertyOptional({ example: 300, description: 'hold length; default HOLD_DEFAULT_TTL_SECONDS' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    example: 300,
+    description: 'hold length; default HOLD_DEFAULT_TTL_SECONDS',
+  })
   // may be left out, but not sent as null: @IsOptional would let null through as "use the default"
   // (found by test/holds/rest-fuzz.e2e-spec.ts)
   @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)

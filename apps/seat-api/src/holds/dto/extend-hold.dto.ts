@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
 
 export class ExtendHoldDto {
-  @ApiProperty({ example: 300, description: 'new expiry = now + ttlSeconds' })
+  @ApiProperty({ type: 'integer', example: 300, description: 'new expiry = now + ttlSeconds' })
   @IsInt()
   @Min(1)
   @Max(86400)
