@@ -7,7 +7,7 @@ import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
 import { HoldStore } from './hold.store';
 import { eventually } from '../../../../test/support/eventually';
-import { createHold, seatStates, TestHold } from '../../../../test/support/hold-store';
+import { createHold, seatStates, TestHold, untilRedisTimePasses } from '../../../../test/support/hold-store';
 import { eventIdsInDistinctShards } from '../../../../test/support/shard-events';
 import { HoldLayout } from './hold-keys';
 
@@ -17,8 +17,6 @@ const config = loadConfig();
 let redis: Redis;
 let locks: DistributedLockService;
 let store: HoldStore;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(() => {
   redis = new Redis(process.env.REDIS_URL!, { keyPrefix: process.env.REDIS_KEY_PREFIX });
@@ -85,7 +83,7 @@ describe('HoldStore', () => {
     if (!old.ok) {
       throw new Error(old.error);
     }
-    await sleep(60);
+    await untilRedisTimePasses(redis, old.hold.expireAtMs);
     expect((await seatStates(store, eventId)).size).toBe(0);
     expect((await store.getHold(old.hold.holdId))?.status).toBe('EXPIRED');
     const taken = await hold(eventId, ['C-1'], { user: 'bob', fence: 2 });
@@ -161,7 +159,7 @@ describe('HoldStore', () => {
   it('rejects a write carrying an older fencing token than the last writer of a seat', async () => {
     const a = await hold(eventId, ['F-1'], { fence: 10, ttlMs: 30 });
     expect(a.ok).toBe(true);
-    await sleep(50);
+    await untilRedisTimePasses(redis, a.ok ? a.hold.expireAtMs : 0);
     // a paused holder with token 5 wakes up after someone with token 10 wrote the seat
     expect(await hold(eventId, ['F-1'], { fence: 5, user: 'bob' })).toEqual({
       ok: false,
@@ -191,7 +189,7 @@ describe('HoldStore', () => {
     });
     const short = await hold(eventId, ['G-5'], { user: 'bob', ttlMs: 20, limit: 1 });
     expect(short.ok).toBe(true);
-    await sleep(40);
+    await untilRedisTimePasses(redis, short.ok ? short.hold.expireAtMs : 0);
     expect((await hold(eventId, ['G-6'], { user: 'bob', limit: 1 })).ok).toBe(true);
   });
 
@@ -209,7 +207,7 @@ describe('HoldStore', () => {
       confirmTimeoutMs: 10_000,
     });
     expect(begun.ok && begun.hold.status).toBe('CONFIRMING');
-    await sleep(60);
+    await untilRedisTimePasses(redis, r.hold.expireAtMs); // its time is up, but it is being confirmed
     const swept = await store.sweepShard(store.layout.shardOf(eventId), 100);
     expect(swept.expiredSeats).toBe(0);
     expect((await seatStates(store, eventId)).get('H-1')).toBe('HELD');
@@ -248,7 +246,7 @@ describe('HoldStore', () => {
     if (!r.ok) {
       throw new Error(r.error);
     }
-    await sleep(40);
+    await untilRedisTimePasses(redis, r.hold.expireAtMs);
     const c = await store.beginConfirm({
       holdId: r.hold.holdId,
       userId: 'alice',
@@ -265,14 +263,14 @@ describe('HoldStore', () => {
     if (!r.ok) {
       throw new Error(r.error);
     }
-    await store.beginConfirm({
+    const begun = await store.beginConfirm({
       holdId: r.hold.holdId,
       userId: 'alice',
       orderId: 'o',
       fencingToken: 2,
       confirmTimeoutMs: 1000,
     });
-    await sleep(1050);
+    await untilRedisTimePasses(redis, begun.hold!.confirmDeadlineMs!);
     const swept = await store.sweepShard(store.layout.shardOf(eventId), 100);
     expect(swept.stuckConfirming).toEqual([r.hold.holdId]);
     // reported once, then again only after the recheck delay
@@ -284,11 +282,13 @@ describe('HoldStore', () => {
 
   it('frees every seat exactly once when several sweepers race over many due holds', async () => {
     const seats = Array.from({ length: 400 }, (_, i) => `K-${i}`);
+    let lastExpiry = 0;
     for (let i = 0; i < seats.length; i += 2) {
       const r = await hold(eventId, seats.slice(i, i + 2), { user: `u${i}`, ttlMs: 30 });
       expect(r.ok).toBe(true);
+      lastExpiry = r.ok ? r.hold.expireAtMs : lastExpiry;
     }
-    await sleep(60);
+    await untilRedisTimePasses(redis, lastExpiry);
     let totalSeats = 0;
     for (let round = 0; round < 10; round++) {
       const results = await Promise.all(
@@ -334,8 +334,8 @@ describe('HoldStore', () => {
   });
 
   it('re-marks seats booked from PostgreSQL without touching their fences', async () => {
-    await hold(eventId, ['M-1'], { fence: 9, ttlMs: 10 });
-    await sleep(20);
+    const lapsing = await hold(eventId, ['M-1'], { fence: 9, ttlMs: 10 });
+    await untilRedisTimePasses(redis, lapsing.ok ? lapsing.hold.expireAtMs : 0);
     expect(await store.markBooked(eventId, ['M-1', 'M-2'])).toBe(2);
     expect(await store.markBooked(eventId, ['M-1'])).toBe(0);
     const states = await seatStates(store, eventId);
