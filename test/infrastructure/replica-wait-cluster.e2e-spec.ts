@@ -9,8 +9,11 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { register } from 'prom-client';
+import { loadConfig } from '@app/config';
+import { connectRedis, createRedisClient, ReplicaAcks, ReplicaAckTimeoutError } from '@app/redis';
+import { Cluster } from 'ioredis';
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
-import { clusterPorts, masterOfKey, pidOf, replicaOf } from '../support/cluster-nodes';
+import { clusterPorts, masterOfKey, onNode, pidOf, syncedReplicaOf } from '../support/cluster-nodes';
 import { eventually } from '../support/eventually';
 import { failoverUnderLoad } from '../support/failover-load';
 import { Api, createEvent, startApi } from '../support/seat-api';
@@ -74,6 +77,41 @@ suite('REDIS_WAIT_REPLICAS on a Redis Cluster', () => {
     process.env = saved;
   });
 
+  it("sends WAIT to the master of the write's slot only, and counts a write whose slot changed owner as unconfirmed", async () => {
+    const client = createRedisClient({
+      ...loadConfig({ ...process.env, ...clusterApiEnv(1) }).redis,
+      name: 'wait-test',
+    });
+    await connectRedis(client);
+    try {
+      const acks = new ReplicaAcks(client, { replicas: 1, timeoutMs: 400 });
+      const key = '{wait-route}:k';
+      const owner = (await masterOfKey(`${prefix}${key}`, ports[0]))!;
+      const waits = () =>
+        Promise.all(
+          ports.map((p) =>
+            onNode(p, async (r) => /cmdstat_wait:calls=(\d+)/.exec(await r.info('commandstats'))?.[1] ?? '0'),
+          ),
+        );
+      const before = await waits();
+      const ticket = acks.before(key);
+      await client.set(key, 'v', 'PX', 60_000);
+      await ticket.confirm('test');
+      const after = await waits();
+      const sentTo = ports.filter((_, i) => after[i] !== before[i]);
+      expect(sentTo).toEqual([owner]);
+
+      // what a MOVED does: the client learns another owner between the write and its WAIT
+      const moved = acks.before(key);
+      await client.set(key, 'w', 'PX', 60_000);
+      const slot = Number(await onNode(owner, (r) => r.call('CLUSTER', 'KEYSLOT', `${prefix}${key}`)));
+      (client as Cluster).slots[slot] = ['127.0.0.1:1'];
+      await expect(moved.confirm('test')).rejects.toBeInstanceOf(ReplicaAckTimeoutError);
+    } finally {
+      client.disconnect();
+    }
+  });
+
   describe('a replica that does not answer', () => {
     let api: Api;
     let store: HoldStore;
@@ -116,7 +154,7 @@ suite('REDIS_WAIT_REPLICAS on a Redis Cluster', () => {
         confirm: await ackTimeouts('confirm'),
       };
 
-      stoppedPid = await pidOf(await replicaOf(master));
+      stoppedPid = await pidOf(await syncedReplicaOf(master));
       process.kill(stoppedPid, 'SIGSTOP');
 
       // a new hold: not acknowledged, and released again on the master, so the seat is free

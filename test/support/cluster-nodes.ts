@@ -3,6 +3,7 @@
  * who is master of a key's slot, which replica follows it, and each node's process (for SIGSTOP / SIGKILL).
  */
 import Redis from 'ioredis';
+import { eventually } from './eventually';
 
 export const clusterPorts = (first = Number(process.env.REDIS_CLUSTER_PORT ?? 7101)): number[] =>
   [0, 1, 2, 3, 4, 5].map((i) => first + i);
@@ -82,4 +83,24 @@ export async function replicaOf(masterPort: number): Promise<number> {
 export async function pidOf(port: number): Promise<number> {
   const info = await onNode(port, (r) => r.info('server'));
   return Number(/process_id:(\d+)/.exec(info)![1]);
+}
+
+/**
+ * The port of the replica following `masterPort`, once it is in sync (a node that just rejoined may still
+ * be flagged failing, or still loading the master's snapshot).
+ */
+export async function syncedReplicaOf(masterPort: number, timeoutMs = 30_000): Promise<number> {
+  let port = 0;
+  await eventually(
+    async () => {
+      port = await replicaOf(masterPort).catch(() => 0);
+      return (
+        port !== 0 &&
+        /master_link_status:up/.test(await onNode(port, (r) => r.info('replication')).catch(() => ''))
+      );
+    },
+    timeoutMs,
+    `a replica of 127.0.0.1:${masterPort} in sync`,
+  );
+  return port;
 }

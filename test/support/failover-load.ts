@@ -10,7 +10,7 @@
  * replica resumed: it has every write up to the cut and none after, and is promoted with that.
  */
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
-import { clusterPorts, masterOfKey, onNode, pidOf, replicaOf } from './cluster-nodes';
+import { clusterPorts, masterOfKey, onNode, pidOf, syncedReplicaOf } from './cluster-nodes';
 import { eventually } from './eventually';
 import { Api, createEvent, sleep, startApi } from './seat-api';
 
@@ -52,7 +52,7 @@ async function run(api: Api): Promise<FailoverRun> {
   while ((await masterOf(bystander, ports[0])) === killed) {
     bystander = await createEvent(api, 1, 300);
   }
-  const replica = await replicaOf(killed);
+  const replica = await syncedReplicaOf(killed);
   const survivor = ports.find((p) => p !== killed)!;
   const token = await api.token('loader');
 
