@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
+import { EventEntity } from './event.entity';
 
 export type BookingStatus = 'CONFIRMED' | 'ABANDONED';
 
@@ -11,8 +12,12 @@ export type BookingStatus = 'CONFIRMED' | 'ABANDONED';
 @Entity({ name: 'bookings' })
 @Index('bookings_hold_attempt_key', ['holdId', 'fencingToken'], { unique: true })
 @Index('bookings_hold_confirmed_key', ['holdId'], { unique: true, where: `status = 'CONFIRMED'` })
+@Index('bookings_event_idx', ['eventId'])
+@Check('bookings_status_check', `status IN ('CONFIRMED', 'ABANDONED')`)
+// a confirmed booking always names its order; only an ABANDONED marker may have none
+@Check('bookings_check', `status = 'ABANDONED' OR order_id IS NOT NULL`)
 export class BookingEntity {
-  @PrimaryColumn('uuid')
+  @PrimaryColumn('uuid', { primaryKeyConstraintName: 'bookings_pkey' })
   id!: string;
 
   @Column('text', { name: 'hold_id' })
@@ -21,7 +26,9 @@ export class BookingEntity {
   @Column('text', { name: 'order_id', nullable: true })
   orderId!: string | null;
 
+  /** No ON DELETE: an event with bookings cannot be deleted. */
   @Column('uuid', { name: 'event_id' })
+  @ForeignKey(() => EventEntity, { name: 'bookings_event_id_fkey' })
   eventId!: string;
 
   @Column('text', { name: 'user_id' })

@@ -1,12 +1,15 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
  * One row per SeatExpired event consumed from Kafka (written by apps/expiry-consumer).
  * The primary key is the CloudEvent id, so a redelivered message inserts nothing.
  */
 @Entity({ name: 'hold_expiries' })
+@Index('hold_expiries_hold_idx', ['holdId'])
+// GET /v1/events/{eventId}/expirations: one event's rows in expiry order
+@Index('hold_expiries_event_idx', ['eventId', 'expiredAt'])
 export class HoldExpiryEntity {
-  @PrimaryColumn('text', { name: 'event_message_id' })
+  @PrimaryColumn('text', { name: 'event_message_id', primaryKeyConstraintName: 'hold_expiries_pkey' })
   eventMessageId!: string;
 
   @Column('text', { name: 'hold_id' })

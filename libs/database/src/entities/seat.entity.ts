@@ -1,12 +1,15 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, ForeignKey, PrimaryColumn } from 'typeorm';
+import { EventEntity } from './event.entity';
 
 /** The seat catalogue of one event. `seatId` is the public label, unique within the event (e.g. "A-12"). */
 @Entity({ name: 'seats' })
 export class SeatEntity {
-  @PrimaryColumn('uuid', { name: 'event_id' })
+  /** Deleting an event deletes its seat layout. */
+  @PrimaryColumn('uuid', { name: 'event_id', primaryKeyConstraintName: 'seats_pkey' })
+  @ForeignKey(() => EventEntity, { name: 'seats_event_id_fkey', onDelete: 'CASCADE' })
   eventId!: string;
 
-  @PrimaryColumn('text', { name: 'seat_id' })
+  @PrimaryColumn('text', { name: 'seat_id', primaryKeyConstraintName: 'seats_pkey' })
   seatId!: string;
 
   @Column('text')
