@@ -9,8 +9,10 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import Redis from 'ioredis';
 import { freePort } from '../../test/support/private-redis';
+import { BenchRedis } from '../support/local-cluster';
 
-export class AofRedis {
+export class AofRedis implements BenchRedis {
+  readonly mode = 'single';
   private proc?: ChildProcess;
   private constructor(
     readonly port: number,
@@ -19,6 +21,16 @@ export class AofRedis {
 
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
+  }
+
+  get serviceEnv(): Record<string, string> {
+    return { REDIS_URL: this.url, REDIS_CLUSTER_NODES: '' };
+  }
+
+  client(keyPrefix: string): Redis {
+    const c = new Redis(this.url, { keyPrefix });
+    c.on('error', () => undefined);
+    return c;
   }
 
   static async start(): Promise<AofRedis> {

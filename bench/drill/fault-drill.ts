@@ -1,33 +1,45 @@
 /**
- * Fault drill (issue #6): two seat-api instances and two expiry consumers on one append-only Redis,
- * one PostgreSQL schema and a private Kafka broker, under flash-sale load (holds of 1-3 s, releases,
- * confirms). Faults, one after the other, each followed by a check that the instances recovered:
+ * Fault drill (issue #6; cluster mode issue #10): seat-api instances and two expiry consumers on one
+ * Redis (or Redis Cluster), one PostgreSQL schema and a private Kafka broker, under flash-sale load (holds
+ * of 1-3 s, releases, confirms). Faults, one after the other, each followed by a check that the instances
+ * recovered:
  *   1. kill -9 one seat-api instance mid-load (then start a new one)
  *   2. Kafka stopped for 30 s, then started
- *   3. Redis restarted on its append-only file
+ *   3. single Redis: Redis restarted on its append-only file;
+ *      cluster: the master serving the drill's event killed with kill -9 mid-load, its replica promoted,
+ *      then the node restarted on its append-only file (it rejoins as a replica)
  *   4. one instance paused (SIGSTOP) for 3 s, longer than the 1 s seat-lock lease, then resumed
  * At the end, with the load stopped and every hold expired: the invariants of invariants.ts, the
  * answers clients got (only 409, 422 and 503 with Retry-After as errors), and the counts.
- * Needs the Kafka jars (`npm run infra:up` once). Run: npm run drill   (DRILL_SECONDS=10 per phase)
+ * Modes: single Redis, 2 seat-api instances (`npm run drill`); the local 3-master + 3-replica Redis Cluster
+ * of scripts/infra.sh on DRILL_CLUSTER_PORT (default 7301..7306), 3 seat-api instances
+ * (`npm run drill:cluster`, i.e. DRILL_REDIS=cluster). Both: a 6-partition SeatExpired topic.
+ * Needs the Kafka jars (`npm run infra:up` once). DRILL_SECONDS=10 per phase.
  */
 import 'reflect-metadata';
-import Redis from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
+import { loadavg } from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../../test/support/private-redis';
 import { PrivateKafka } from '../../test/support/private-kafka';
 import { Child, spawnTs, waitUntilUp } from '../support/child';
-import { table, writeReport } from '../support/report';
+import { table } from '../support/report';
 import { BENCH_SECRET, BenchService, DATABASE_URL, seatId, startService } from '../support/service';
+import { LocalCluster, BenchRedis } from '../support/local-cluster';
+import { writeDrillReport } from './drill-report';
 import { AofRedis } from './drill-infra';
 import { checkInvariants } from './invariants';
 import { Counts, Instance, Shoppers } from './shoppers';
 import { DRILL_LAYOUT } from './invariants';
 
+const CLUSTER = process.env.DRILL_REDIS === 'cluster';
+const CLUSTER_PORT = Number(process.env.DRILL_CLUSTER_PORT ?? 7301);
 const PHASE_MS = Number(process.env.DRILL_SECONDS ?? 10) * 1000;
 const SHOPPERS = 150;
 const SEATS = 5000;
+const API_INSTANCES = CLUSTER ? 3 : 2;
+const PARTITIONS = 6;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (m: string) => console.log(`[drill ${new Date().toISOString().slice(11, 19)}] ${m}`);
 
@@ -48,29 +60,37 @@ const ready = async (base: string) => (await fetch(`${base}/health`)).status ===
 
 async function main(): Promise<void> {
   const schema = `drill_${Date.now().toString(36)}`;
-  const redis = await AofRedis.start();
+  const prefix = `${schema}:`; // keys of this run only (a cluster that outlives the drill keeps them apart)
+  const loadAtStart = loadavg();
+  const redis: BenchRedis = CLUSTER ? await LocalCluster.start(CLUSTER_PORT) : await AofRedis.start();
   const kafka = await PrivateKafka.start();
-  const env = {
+  const env: Record<string, string> = {
+    ...redis.serviceEnv,
     KAFKA_BROKERS: kafka.brokers,
-    REDIS_KEY_PREFIX: 'drill:',
+    KAFKA_TOPIC_PARTITIONS: String(PARTITIONS),
+    REDIS_KEY_PREFIX: prefix,
     KAFKA_CONSUMER_GROUP: `${schema}-history`,
     SWEEPER_ENABLED: 'true',
     HOLD_MIN_TTL_SECONDS: '1',
     SEAT_LOCK_LEASE_MS: '1000',
     OUTBOX_CLAIM_IDLE_MS: '3000', // a killed relay's records are taken over after 3 s
     CONFIRM_TIMEOUT_MS: '3000', // a confirm cut off by kill -9 is settled by the reconciler after 3 s
+    // on the cluster, holds are acknowledged once a replica has them (if the service knows the setting)
+    ...(CLUSTER ? { REDIS_WAIT_REPLICAS: process.env.DRILL_WAIT_REPLICAS ?? '1' } : {}),
   };
+  const names = ['drill-a', 'drill-b', 'drill-c'].slice(0, API_INSTANCES);
+  const start = (i: number) => startService(names[i], env.REDIS_URL, env, { schema });
   const services: BenchService[] = [];
   const consumers: Child[] = [];
   const consumerBases: string[] = [];
-  const redisClient = new Redis(redis.url, { keyPrefix: 'drill:' });
-  redisClient.on('error', () => undefined);
+  const redisClient = redis.client(prefix);
   const pg = new Client({ connectionString: DATABASE_URL });
   const phases: { name: string; counts: Counts; recoveredMs?: number }[] = [];
+  const notes: string[] = [];
   let failed = false;
   try {
-    for (const name of ['drill-a', 'drill-b']) {
-      services.push(await startService(name, redis.url, env, { schema }));
+    for (let i = 0; i < API_INSTANCES; i++) {
+      services.push(await start(i));
     }
     for (const n of [1, 2]) {
       const port = await freePort();
@@ -78,13 +98,12 @@ async function main(): Promise<void> {
         'apps/expiry-consumer/src/main.ts',
         {
           ...env,
-          AUTH_JWT_SECRET: BENCH_SECRET,
           DATABASE_URL,
           DATABASE_SCHEMA: schema,
-          REDIS_URL: redis.url,
           KAFKA_TOPIC_SEAT_EXPIRED: services[0].topic,
           KAFKA_TOPIC_DEAD_LETTER: `${schema}.dlq`,
           EXPIRY_CONSUMER_PORT: String(port),
+          AUTH_JWT_SECRET: BENCH_SECRET,
           LOG_LEVEL: 'warn',
           LOG_FORMAT: 'json',
         },
@@ -122,7 +141,10 @@ async function main(): Promise<void> {
       log(`${name}: recovered ${(recoveredMs / 1000).toFixed(1)} s after the fault ended`);
     };
 
-    log(`load: ${SHOPPERS} shoppers, ${SEATS} seats, 2 seat-api + 2 expiry consumers`);
+    const mode = CLUSTER ? 'Redis Cluster (3 masters + 3 replicas)' : 'one Redis';
+    log(
+      `load: ${SHOPPERS} shoppers, ${SEATS} seats, ${API_INSTANCES} seat-api + 2 expiry consumers, ${mode}`,
+    );
     shoppers.start();
     await sleep(PHASE_MS);
     phases.push({ name: 'baseline', counts: shoppers.resetCounts() });
@@ -130,8 +152,8 @@ async function main(): Promise<void> {
     await phase('kill -9 seat-api-1', async () => {
       instances[0].live = false;
       services[0].child.proc.kill('SIGKILL');
-      await sleep(PHASE_MS / 2); // the other instance carries the load alone
-      services[0] = await startService('drill-a', redis.url, env, { schema });
+      await sleep(PHASE_MS / 2); // the other instances carry the load
+      services[0] = await start(0);
       instances[0].base = services[0].base;
       instances[0].live = true;
     });
@@ -140,11 +162,31 @@ async function main(): Promise<void> {
       await sleep(30_000);
       await kafka.up();
     });
-    await phase('Redis restarted (append-only file kept)', async () => {
-      await redis.down();
-      await sleep(2000);
-      await redis.up();
-    });
+    if (redis instanceof LocalCluster) {
+      const cluster = redis;
+      // the master of the event's shard: every hold, lock and outbox write of the drill goes there
+      const key = `${prefix}${DRILL_LAYOUT.eventKeys(eventId).seats}`;
+      await phase('kill -9 of the master serving the event, node restarted after', async () => {
+        const killed = await cluster.killMasterOf(key);
+        const promoted = await cluster.waitPromoted(key, killed.port);
+        notes.push(
+          `master 127.0.0.1:${killed.port} (slot ${killed.slot}, the event's shard) killed with SIGKILL; ` +
+            `replica 127.0.0.1:${promoted.port} serving the slot as master ${(promoted.ms / 1000).toFixed(1)} s later`,
+        );
+        log(notes.at(-1)!);
+        await sleep(PHASE_MS / 2); // load on the promoted replica, the killed node still down
+        const role = await cluster.restartNodes(killed.port);
+        notes.push(`127.0.0.1:${killed.port} restarted on its append-only file: rejoined as ${role}`);
+        log(notes.at(-1)!);
+      });
+    } else {
+      const single = redis as AofRedis;
+      await phase('Redis restarted (append-only file kept)', async () => {
+        await single.down();
+        await sleep(2000);
+        await single.up();
+      });
+    }
     await phase('seat-api-2 paused 3 s (lease 1 s), everyone on 40 seats', async () => {
       // everyone fights over a few seats, so the paused instance's seats are taken while it sleeps
       shoppers.hotSeats(40);
@@ -168,15 +210,25 @@ async function main(): Promise<void> {
         ),
       120_000,
     );
-    const topicIds = await readTopic(kafka.brokers, services[0].topic, eventId, pg, schema);
+    const topic = await readTopic(kafka.brokers, services[0].topic, eventId, pg, schema);
     const findings = await checkInvariants({
       pg,
       schema,
       redis: redisClient,
       eventId,
       ledger: shoppers.ledger,
-      topicIds,
+      topicIds: topic.ids,
     });
+    if (redis instanceof LocalCluster) {
+      // whether REDIS_WAIT_REPLICAS took effect: WAIT calls the nodes processed (a restarted node's count starts again)
+      const waits = (await redis.infoOfNodes('commandstats')).reduce(
+        (n, info) => n + Number(/^cmdstat_wait:calls=(\d+)/m.exec(info)?.[1] ?? 0),
+        0,
+      );
+      notes.push(
+        `WAIT commands processed by the cluster's nodes: ${waits} (for ${shoppers.ledger.size} holds answered 201)`,
+      );
+    }
     const stale = await counterTotal(services, 'seat_stale_fence_rejections_total');
     const lockLost = await counterTotal(services, 'distributed_lock_lost_total');
 
@@ -198,7 +250,7 @@ async function main(): Promise<void> {
         'holds',
         'answers',
         'no answer (instance down)',
-        '500 / 503 without Retry-After',
+        'other errors (not 409 / 422 / 503 with Retry-After)',
         'ready again after',
       ],
       rows,
@@ -214,22 +266,35 @@ async function main(): Promise<void> {
     );
     const bad = phases.flatMap((p) => p.counts.badErrors);
     const verdict = [...findings.problems, ...bad.slice(0, 10)];
+    if (topic.partitions !== PARTITIONS) {
+      verdict.push(`the SeatExpired topic has ${topic.partitions} partitions, not ${PARTITIONS}`);
+    }
     failed = verdict.length > 0;
     const summary = failed
       ? `FAILED:\n- ${verdict.join('\n- ')}`
-      : 'every invariant held; clients saw no 500 and no 503 without Retry-After';
-    console.log(`\n${t1}\n\n${t2}\n\n${summary}`);
-    const file = writeReport('drill', 'Fault drill', 'npm run drill', [
-      '## Answers per phase',
+      : 'every invariant held; clients saw no error but 409, 422 and 503 with Retry-After';
+    const setup = [
+      `- mode: ${mode}${CLUSTER ? ` on 127.0.0.1:${CLUSTER_PORT}-${CLUSTER_PORT + 5}, REDIS_WAIT_REPLICAS=${env.REDIS_WAIT_REPLICAS}` : ''}; ` +
+        `${API_INSTANCES} seat-api instances, 2 expiry consumers, SeatExpired topic of ${topic.partitions} partitions; ` +
+        `${SHOPPERS} shoppers on ${SEATS} seats, DRILL_SECONDS=${PHASE_MS / 1000}`,
+      `- load average at start / end: ${loadAtStart.map((l) => l.toFixed(2)).join(' ')} / ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+      ...notes.map((n) => `- ${n}`),
+    ];
+    console.log(`\n${setup.join('\n')}\n\n${t1}\n\n${t2}\n\n${summary}`);
+    const file = writeDrillReport(CLUSTER ? 'cluster' : 'single', [
+      ...setup,
+      '',
+      '#### Answers per phase',
       '',
       t1,
       '',
-      '## Invariants at the end',
+      '#### Invariants at the end',
       '',
       t2,
       '',
       summary,
-      '',
     ]);
     console.log(`report: ${file}`);
   } finally {
@@ -253,7 +318,7 @@ async function readTopic(
   eventId: string,
   pg: Client,
   schema: string,
-): Promise<string[]> {
+): Promise<{ ids: string[]; partitions: number }> {
   const rows = async () =>
     Number(
       (
@@ -263,6 +328,10 @@ async function readTopic(
       ).rows[0].n,
     );
   const kafka = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  const meta = await admin.fetchTopicMetadata({ topics: [topic] });
+  await admin.disconnect();
   const consumer = kafka.consumer({ groupId: `drill-probe-${Date.now()}` });
   const ids: string[] = [];
   let lastMessageAt = Date.now();
@@ -284,7 +353,7 @@ async function readTopic(
     90_000,
   ).catch((e: Error) => log(e.message));
   await consumer.disconnect();
-  return ids;
+  return { ids, partitions: meta.topics[0].partitions.length };
 }
 
 /** Sums a counter over the seat-api instances (all label sets). */

@@ -111,6 +111,16 @@ export async function checkInvariants(p: {
     );
   }
 
+  // what the clients were told: no seat in two holds at once, no seat held after it was booked
+  const { twoHolds, heldAfterBooked, examples } = clientSeenOverlaps(p.ledger);
+  if (twoHolds) {
+    problems.push(`${twoHolds} time(s) a seat was in two holds at once (both answered 201, neither ended)`);
+  }
+  if (heldAfterBooked) {
+    problems.push(`${heldAfterBooked} hold(s) answered 201 on a seat already booked`);
+  }
+  problems.push(...examples.slice(0, 5));
+
   // the outbox drained
   const outbox = await p.redis.xlen(DRILL_LAYOUT.shardKeys(DRILL_LAYOUT.shardOf(p.eventId)).outbox);
   if (outbox) {
@@ -130,7 +140,61 @@ export async function checkInvariants(p: {
       'lost (no history row)': lost,
       'duplicate history rows': duplicateRows,
       'seats still held': stillHeld,
+      'seat in two holds at once (client-seen)': twoHolds,
+      'hold on a seat already booked (client-seen)': heldAfterBooked,
       'outbox records left': outbox,
     },
   };
+}
+
+/**
+ * Intervals clients were sure of (shoppers.ts): a hold certainly held its seats from its 201 answer until
+ * the earliest of its expiresAt and the sending of its release or confirm; a confirmed booking certainly
+ * holds them from its answer on. Two such intervals of one seat that overlap by more than `slackMs` (the
+ * service's and the drill's clocks are the machine's one clock; the slack covers the ms rounding) mean a
+ * seat was in two holds, or held after it was booked: e.g. an acknowledged hold lost in a failover.
+ */
+export function clientSeenOverlaps(
+  ledger: Map<string, HoldLedgerEntry>,
+  slackMs = 20,
+): { twoHolds: number; heldAfterBooked: number; examples: string[] } {
+  const bySeat = new Map<string, HoldLedgerEntry[]>();
+  for (const h of ledger.values()) {
+    // a 201 that arrived after the hold's expiresAt (its instance was paused in between) promised nothing
+    if (h.heldUntil <= h.heldFrom) {
+      continue;
+    }
+    for (const seat of h.seatIds) {
+      bySeat.set(seat, [...(bySeat.get(seat) ?? []), h]);
+    }
+  }
+  const at = (ms: number) => new Date(ms).toISOString().slice(11, 23);
+  const show = (h: HoldLedgerEntry) => `${h.holdId} (sure from ${at(h.heldFrom)} to ${at(h.heldUntil)})`;
+  const examples: string[] = [];
+  let twoHolds = 0;
+  let heldAfterBooked = 0;
+  for (const [seat, holds] of bySeat) {
+    holds.sort((a, b) => a.heldFrom - b.heldFrom);
+    let longest: HoldLedgerEntry | undefined;
+    let booked: HoldLedgerEntry | undefined;
+    for (const h of holds) {
+      if (longest && h.heldFrom + slackMs < longest.heldUntil) {
+        twoHolds++;
+        examples.push(`seat ${seat}: ${show(longest)} and ${show(h)}`);
+      }
+      if (booked && h.heldUntil > booked.bookedFrom! + slackMs) {
+        heldAfterBooked++;
+        examples.push(
+          `seat ${seat}: booked by ${booked.holdId} at ${at(booked.bookedFrom!)}, then ${show(h)}`,
+        );
+      }
+      if (!longest || h.heldUntil > longest.heldUntil) {
+        longest = h;
+      }
+      if (h.bookedFrom !== undefined && (!booked || h.bookedFrom < booked.bookedFrom!)) {
+        booked = h;
+      }
+    }
+  }
+  return { twoHolds, heldAfterBooked, examples };
 }

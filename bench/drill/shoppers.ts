@@ -13,6 +13,15 @@ export interface HoldLedgerEntry {
   holdId: string;
   seatIds: string[];
   fate: Fate;
+  /**
+   * When the client knew for sure its seats were held by this hold: from the 201 answer until the
+   * earliest of its expiresAt and the moment a release or confirm was sent (ms since the epoch, the
+   * machine's one clock). Two holds of one seat whose sure intervals overlap are a seat in two holds.
+   */
+  heldFrom: number;
+  heldUntil: number;
+  /** a confirm answered 201/200: its seats are booked for good from this moment */
+  bookedFrom?: number;
 }
 
 export interface Instance {
@@ -27,13 +36,13 @@ export class Counts {
   holds = 0;
   noAnswer = 0;
   statuses: Record<number, number> = {};
-  /** 503 without Retry-After, or any other 5xx: what the drill must never see */
+  /** any error answer but 409, 422 and 503 with Retry-After: what the drill must never see */
   badErrors: string[] = [];
 
   add(status: number, retryAfter: string | null, what: string): void {
     this.requests++;
     this.statuses[status] = (this.statuses[status] ?? 0) + 1;
-    if (status >= 500 && !(status === 503 && retryAfter)) {
+    if (status >= 400 && status !== 409 && status !== 422 && !(status === 503 && retryAfter)) {
       this.badErrors.push(`${what} -> ${status}${status === 503 ? ' without Retry-After' : ''}`);
     }
   }
@@ -131,10 +140,16 @@ export class Shoppers {
         holdId: res.body.holdId as string,
         seatIds: [...wanted],
         fate: 'held',
+        heldFrom: Date.now(),
+        heldUntil: Date.parse(res.body.expiresAt as string),
       };
       this.ledger.set(entry.holdId, entry);
       await sleep(Math.random() * 1500);
       const roll = Math.random();
+      if (roll < 0.55) {
+        // from here the release or confirm may take effect at any moment
+        entry.heldUntil = Math.min(entry.heldUntil, Date.now());
+      }
       // most shoppers give up or release; a few buy (seats booked stay booked, so buying is kept rare
       // enough that the sale does not sell out during the drill)
       if (roll < 0.4) {
@@ -149,6 +164,7 @@ export class Shoppers {
           entry.fate = 'unsure';
         } else if (r.status === 201 || r.status === 200) {
           entry.fate = 'confirmed';
+          entry.bookedFrom = Date.now();
         } else if (r.body.code === 'HOLD_EXPIRED') {
           entry.fate = 'expired';
         }
