@@ -1,0 +1,152 @@
+/**
+ * Idle cost (issue 10): what seat-api costs with nothing held, 1 event vs BENCH_EVENTS (10,000) events.
+ * Two instances of apps/seat-api run side by side, each on its own private redis-server (so each Redis's
+ * INFO counts only its instance), sweeper and outbox relay on at their default periods; one has 1 event,
+ * the other 10,000 (created over HTTP, as a user would, so each is registered in the hold store). Both
+ * are measured over the same windows, so the machine's load weighs on both alike:
+ *   - Redis commands/s: INFO stats total_commands_processed delta (minus the bench's own INFO calls)
+ *   - seat-api CPU: user + system from /proc/<pid>/stat, as % of one core
+ * Target: 10,000 events / 1 event at most 1.1 for both (background work is O(shards + due), not O(events)).
+ * Run: npm run bench:idle   (BENCH_EVENTS=10000, BENCH_WINDOWS=3 of BENCH_WINDOW_SECONDS=20)
+ */
+import 'reflect-metadata';
+import Redis from 'ioredis';
+import { loadavg } from 'node:os';
+import { startPrivateRedis } from '../../test/support/private-redis';
+import { processCpuMs } from '../support/cpu-time';
+import { table, writeReport } from '../support/report';
+import { BenchService, startService } from '../support/service';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
+const WINDOWS = Number(process.env.BENCH_WINDOWS ?? 3);
+const WINDOW_MS = Number(process.env.BENCH_WINDOW_SECONDS ?? 20) * 1000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const commandsProcessed = async (r: Redis) =>
+  Number(/total_commands_processed:(\d+)/.exec(await r.info('stats'))![1]);
+
+/** Calls per command name so far (INFO commandstats): what the idle commands are. */
+async function callsPerCommand(r: Redis): Promise<Map<string, number>> {
+  const info = await r.info('commandstats');
+  return new Map([...info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((m) => [m[1], Number(m[2])]));
+}
+
+/** Creates `n` one-row events of 10 seats, `parallel` requests at a time. */
+async function createEvents(service: BenchService, n: number, parallel = 8): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < n) {
+      next++;
+      await service.createEvent(10);
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+}
+
+async function main(): Promise<void> {
+  const loadAtStart = loadavg();
+  const redisOne = await startPrivateRedis();
+  const redisMany = await startPrivateRedis();
+  const services: BenchService[] = [];
+  const sections: string[] = [];
+  try {
+    const env = { SWEEPER_ENABLED: 'true' };
+    const one = await startService('idle_one', redisOne.url, env);
+    services.push(one);
+    const many = await startService('idle_many', redisMany.url, env);
+    services.push(many);
+    const started = Date.now();
+    await createEvents(one, 1);
+    await createEvents(many, EVENTS);
+    console.log(`created 1 + ${EVENTS} events in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    await sleep(5000); // whatever creating them set off (caches, first sweeps) settles
+
+    const sides = [
+      { name: '1 event', service: one, redis: redisOne.client },
+      { name: `${EVENTS.toLocaleString('en')} events`, service: many, redis: redisMany.client },
+    ];
+    const totals = sides.map(() => ({ commands: 0, cpuMs: 0, ms: 0 }));
+    const rows: (string | number)[][] = [];
+    const callsBefore = await Promise.all(sides.map((s) => callsPerCommand(s.redis)));
+    for (let w = 1; w <= WINDOWS; w++) {
+      const before = await Promise.all(
+        sides.map(async (s) => ({
+          commands: await commandsProcessed(s.redis),
+          cpuMs: processCpuMs(s.service.child.proc.pid!),
+          at: Date.now(),
+        })),
+      );
+      await sleep(WINDOW_MS);
+      for (const [i, s] of sides.entries()) {
+        // the INFO that read `before` is counted in the delta: one command of the bench's, not the service's
+        const commands = (await commandsProcessed(s.redis)) - before[i].commands - 1;
+        const cpuMs = processCpuMs(s.service.child.proc.pid!) - before[i].cpuMs;
+        const ms = Date.now() - before[i].at;
+        totals[i].commands += commands;
+        totals[i].cpuMs += cpuMs;
+        totals[i].ms += ms;
+        rows.push([
+          `window ${w}: ${s.name}`,
+          ((commands * 1000) / ms).toFixed(1),
+          `${((100 * cpuMs) / ms).toFixed(2)} %`,
+        ]);
+      }
+      console.log(
+        rows
+          .slice(-2)
+          .map((r) => r.join('  '))
+          .join('\n'),
+      );
+    }
+    const callsAfter = await Promise.all(sides.map((s) => callsPerCommand(s.redis)));
+    const names = [...callsAfter[0].keys()].filter((c) => c !== 'info');
+    const perSecond = (i: number, c: string) =>
+      (((callsAfter[i].get(c) ?? 0) - (callsBefore[i].get(c) ?? 0)) * 1000) / totals[i].ms;
+    const byCommand = table(
+      ['command (INFO commandstats)', ...sides.map((s) => `calls/s, ${s.name}`)],
+      names
+        .map((c) => [c, ...sides.map((_, i) => perSecond(i, c).toFixed(1))])
+        .filter((r) => Number(r[1]) > 0 || Number(r[2]) > 0)
+        .sort((a, b) => Number(b[1]) - Number(a[1])),
+    );
+    const rate = (i: number) => (totals[i].commands * 1000) / totals[i].ms;
+    const cpu = (i: number) => (100 * totals[i].cpuMs) / totals[i].ms;
+    for (const [i, s] of sides.entries()) {
+      rows.push([`all windows: ${s.name}`, rate(i).toFixed(1), `${cpu(i).toFixed(2)} %`]);
+    }
+    const verdict = (x: number) => `${x.toFixed(2)} (target <= 1.1: ${x <= 1.1 ? 'met' : 'NOT met'})`;
+    const t = table(['idle, nothing held', 'Redis commands/s', 'seat-api CPU (% of one core)'], rows);
+    const summary = [
+      `Redis commands/s, ${sides[1].name} / 1 event: ${verdict(rate(1) / rate(0))}`,
+      `seat-api CPU, ${sides[1].name} / 1 event: ${verdict(cpu(1) / cpu(0))}`,
+    ];
+    const load = `load average (1 / 5 / 15 min) at the start: ${loadAtStart.map((l) => l.toFixed(2)).join(' / ')}`;
+    console.log(`\n${t}\n\n${byCommand}\n\n${summary.join('\n')}\n${load}`);
+    sections.push(
+      `## Idle cost: 1 event vs ${sides[1].name}, nothing held (${WINDOWS} windows of ${WINDOW_MS / 1000} s, both instances measured over the same windows)`,
+      '',
+      `- ${load}`,
+      '- each instance: apps/seat-api with SWEEPER_ENABLED=true (sweeper 1 s, outbox relay 200 ms, default HOLD_SHARDS) on its own redis-server',
+      '',
+      t,
+      '',
+      ...summary.map((l) => `- ${l}`),
+      '',
+      '### What the idle commands are',
+      '',
+      byCommand,
+      '',
+    );
+  } finally {
+    await Promise.all(services.map((s) => s.stop()));
+    await redisOne.stop();
+    await redisMany.stop();
+  }
+  const file = writeReport('idle', 'Idle cost: 1 event vs many', 'npm run bench:idle', sections);
+  console.log(`\nreport: ${file}`);
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
