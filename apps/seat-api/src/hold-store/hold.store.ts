@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
-import { REDIS_CLIENT, ReplicaAcks, ReplicaAckTimeoutError } from '@app/redis';
+import { REDIS_CLIENT, ReplicaAcks } from '@app/redis';
 import Redis from 'ioredis';
 import { HoldIds } from './hold-ids';
 import { HoldLayout } from './hold-keys';
@@ -76,9 +76,8 @@ export class HoldStore {
       try {
         await ack.confirm('hold');
       } catch (e) {
-        if (e instanceof ReplicaAckTimeoutError) {
-          await this.undoCreate(p.eventId, hid, p.userId, p.fencingToken);
-        }
+        // not confirmed (too few replicas, or the WAIT itself failed): no hold id goes out
+        await this.undoCreate(p.eventId, hid, p.userId, p.fencingToken);
         throw e;
       }
     }
@@ -256,7 +255,7 @@ export class HoldStore {
    */
   private async undoCreate(eventId: string, hid: string, userId: string, fencingToken: number) {
     await this.scripts.onEvent('holdRelease', eventId, [hid, userId, fencingToken]).catch(() => {
-      // Redis failed too: the ReplicaAckTimeoutError is the answer; the hold ends with its ttl
+      // Redis failed too: the first error is the answer; the hold ends with its ttl
     });
   }
 
