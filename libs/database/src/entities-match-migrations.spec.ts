@@ -71,4 +71,25 @@ describe('entities match the migrations', () => {
       await pg.end();
     }
   });
+
+  // What README's migration:generate note warns about: for a real change, TypeORM's Postgres driver
+  // qualifies an index it drops with the schema the CLI ran against (DATABASE_SCHEMA), which a migration
+  // run in another deployment's schema must not carry. Here the diff of a schema missing one index.
+  it('a generated DROP INDEX names the schema it was generated against', async () => {
+    const missingIndex = { url, schema: `${process.env.DATABASE_SCHEMA!}_idx`, poolSize: 1 };
+    await runMigrations(missingIndex);
+    const other = await new DataSource(dataSourceOptions(missingIndex)).initialize();
+    try {
+      await other.query(`DROP INDEX hold_expiries_hold_idx`);
+      const { upQueries, downQueries } = await other.driver.createSchemaBuilder().log();
+      expect(upQueries.map((q) => q.query)).toEqual([
+        `CREATE INDEX "hold_expiries_hold_idx" ON "hold_expiries" ("hold_id") `,
+      ]);
+      expect(downQueries.map((q) => q.query)).toEqual([
+        `DROP INDEX "${missingIndex.schema}"."hold_expiries_hold_idx"`,
+      ]);
+    } finally {
+      await other.destroy();
+    }
+  });
 });
