@@ -46,8 +46,6 @@ const NOTHING_TO_WAIT_FOR: ReplicaAckTicket = { confirm: () => Promise.resolve()
  * share the next one (sent when it returns: it covers every write the connection carried before it).
  */
 export class ReplicaAcks {
-  private readonly queues = new WeakMap<Redis, WaitQueue>();
-
   constructor(
     private readonly client: RedisClient,
     readonly options: ReplicaAckOptions,
@@ -82,12 +80,7 @@ export class ReplicaAcks {
   }
 
   private async confirmOn(connection: Redis, action: string): Promise<void> {
-    let queue = this.queues.get(connection);
-    if (!queue) {
-      queue = new WaitQueue(connection, this.options);
-      this.queues.set(connection, queue);
-    }
-    const acknowledged = await queue.wait();
+    const acknowledged = await queueOf(connection, this.options).wait();
     if (acknowledged < this.options.replicas) {
       throw this.refused(action, acknowledged);
     }
@@ -97,6 +90,24 @@ export class ReplicaAcks {
     replicaAckTimeouts.inc({ action });
     return new ReplicaAckTimeoutError(action, this.options.replicas, acknowledged, this.options.timeoutMs);
   }
+}
+
+/** Per connection (and setting), whoever asks: several stores may share a client and its connections. */
+const queues = new WeakMap<Redis, Map<string, WaitQueue>>();
+
+function queueOf(connection: Redis, options: ReplicaAckOptions): WaitQueue {
+  let byOptions = queues.get(connection);
+  if (!byOptions) {
+    byOptions = new Map();
+    queues.set(connection, byOptions);
+  }
+  const key = `${options.replicas}/${options.timeoutMs}`;
+  let queue = byOptions.get(key);
+  if (!queue) {
+    queue = new WaitQueue(connection, options);
+    byOptions.set(key, queue);
+  }
+  return queue;
 }
 
 function nodeKey(node: Redis): string {
