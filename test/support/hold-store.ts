@@ -85,8 +85,7 @@ return out
 
 /** Seats that are HELD or BOOKED right now (SEAT_STATES); every other seat of the event is AVAILABLE. */
 export async function seatStates(store: HoldStore, eventId: string): Promise<Map<string, SeatState>> {
-  store.scripts.define('testSeatStates', SEAT_STATES);
-  const flat = (await store.scripts.onEvent('testSeatStates', eventId, [])) as string[];
+  const flat = (await store.scripts.evalOnEvent(SEAT_STATES, eventId, [])) as string[];
   const states = new Map<string, SeatState>();
   for (let i = 0; i < flat.length; i += 2) {
     states.set(flat[i], flat[i + 1] as SeatState);

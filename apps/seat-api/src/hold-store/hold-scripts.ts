@@ -54,9 +54,13 @@ export class HoldScripts {
 
   /**
    * Registers a script that starts with PRELUDE (hold-script.ts wraps it so its changes reach the
-   * seat-map log) under `name`, once per client: several stores may share one client.
+   * seat-map log) under `name`, once per client: several stores may share one client. Only here, while
+   * the app is built: an ioredis auto-pipeline copies the defined commands when it is created, so a
+   * command defined later and called while a pipeline is queued is missing from it, and that pipeline's
+   * answers go to the wrong callers (an uncaught TypeError; ioredis issue 1931). Rare scripts use
+   * evalOnEvent instead.
    */
-  define(name: string, lua: string, numberOfKeys = EVENT_SCRIPT_KEYS): void {
+  private define(name: string, lua: string, numberOfKeys = EVENT_SCRIPT_KEYS): void {
     if (!(name in this.redis)) {
       this.redis.defineCommand(name, { numberOfKeys, lua: holdScript(lua) });
     }
@@ -70,11 +74,24 @@ export class HoldScripts {
   }
 
   /** Runs a defined script on one event: its keys and the prelude's arguments, then `args` (ARGV[4..]). */
-  onEvent(name: string, eventId: string, args: (string | number)[]): Promise<unknown> {
+  onEvent(name: EventScriptName, eventId: string, args: (string | number)[]): Promise<unknown> {
+    return this.runner(name)(...this.eventCall(eventId, args));
+  }
+
+  /**
+   * Runs a script that starts with PRELUDE and is not registered (EVAL: the whole script every call) on
+   * one event, as onEvent does: for rare reads such as a full scan, not for the hold path.
+   */
+  evalOnEvent(lua: string, eventId: string, args: (string | number)[]): Promise<unknown> {
+    return this.redis.eval(holdScript(lua), EVENT_SCRIPT_KEYS, ...this.eventCall(eventId, args));
+  }
+
+  /** KEYS and ARGV of an event script (prelude.lua.ts). */
+  private eventCall(eventId: string, args: (string | number)[]): (string | number)[] {
     const shard = this.layout.shardOf(eventId);
     const e = this.layout.eventKeys(eventId);
     const k = this.layout.shardKeys(shard);
-    return this.runner(name)(
+    return [
       e.seats,
       e.holds,
       e.due,
@@ -91,7 +108,7 @@ export class HoldScripts {
       HoldIds.prefixOf(eventId),
       this.retentionMs,
       ...args,
-    );
+    ];
   }
 
   /** The shard sweep (sweep.lua.ts): the per-event positions are placeholders in the shard's slot. */
