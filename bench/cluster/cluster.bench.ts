@@ -8,7 +8,8 @@
  * Uncontended holds (1-4 distinct free seats of 10,000-seat events, 32 connections), the three interleaved
  * round by round, as fast as each answers. Reported: holds/s, latency, CPU per hold of the service process
  * and of Redis (all six nodes for the cluster: replication included), and WAIT calls per hold (INFO
- * commandstats: shows whether the setting took effect). Targets: cluster / single holds/s >= 0.9; the
+ * commandstats: shows the setting took effect; below 1 because holds finishing while a WAIT is in flight
+ * on their connection share the next one). Targets: cluster / single holds/s >= 0.9; the
  * price of REDIS_WAIT_REPLICAS=1 is reported, not held to a target.
  * Run: npm run bench:cluster   (BENCH_SECONDS=4 per run, BENCH_ROUNDS=3)
  */
@@ -175,12 +176,14 @@ async function main(): Promise<void> {
     const [one, many, waiting] = sides;
     const ratio = med(many, 'holdsPerSecond') / med(one, 'holdsPerSecond');
     const waitRatio = med(waiting, 'holdsPerSecond') / med(many, 'holdsPerSecond');
-    const waitWorked = waiting.cpu.waits >= waiting.cpu.holds * 0.9;
+    // fewer WAITs than holds is by design: writes that finish while a WAIT is in flight on their
+    // connection share the next one (libs/redis/src/wait-for-replicas.ts); none at all = setting unknown
+    const waitWorked = waiting.cpu.waits > 0 && many.cpu.waits === 0;
     const summary = [
       `cluster / single Redis holds/s = ${ratio.toFixed(2)} (target >= 0.9: ${ratio >= 0.9 ? 'met' : 'NOT met'})`,
       waitWorked
         ? `REDIS_WAIT_REPLICAS=1 on the cluster: holds/s ${waitRatio.toFixed(2)} × the cluster without it, p99 ${med(waiting, 'p99')} ms vs ${med(many, 'p99')} ms`
-        : `REDIS_WAIT_REPLICAS=1 had no effect (${waiting.cpu.waits} WAIT calls for ${waiting.cpu.holds} holds): the service does not know the setting yet, so no price is reported`,
+        : `REDIS_WAIT_REPLICAS=1: ${waiting.cpu.waits} WAIT calls for ${waiting.cpu.holds} holds, ${many.cpu.waits} without it: the setting did not take effect as expected, so no price is reported`,
       ranOut.length > 0
         ? `INVALID: ${ranOut.join(', ')} ran out of seats (holds/s capped by the bench)`
         : 'no run ran out of seats',

@@ -142,6 +142,9 @@ export async function checkInvariants(p: {
       'seats still held': stillHeld,
       'seat in two holds at once (client-seen)': twoHolds,
       'hold on a seat already booked (client-seen)': heldAfterBooked,
+      '201 answered only after the hold had expired (left out of the two checks above)': [
+        ...p.ledger.values(),
+      ].filter((h) => h.heldUntil <= h.heldFrom).length,
       'outbox records left': outbox,
     },
   };

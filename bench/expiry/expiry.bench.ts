@@ -1,28 +1,37 @@
 /**
- * Expiry to Kafka (issue #6 items 3 and 4), through the real service: its sweeper and outbox relay at
- * their default periods (sweep 1 s, relay 200 ms), the local Kafka broker, and an independent consumer
- * (its own group) that timestamps every SeatExpired as it arrives.
+ * Expiry to Kafka (issue #6 items 3 and 4, issue 10), through the real service: its sweeper and outbox
+ * relay at their default periods (sweep 1 s, relay 200 ms), the local Kafka broker, and an independent
+ * consumer (its own group) that timestamps every SeatExpired as it arrives.
  *   1. latency: 2,000 holds whose expireAt is spread over 20 s; distribution of arrival - expireAt
- *   2. 100,000 holds due in the same second: time from expireAt until the last SeatExpired arrives
+ *   2. 100,000 holds due in the same second, spread over 1,000 events: time from expireAt until the last
+ *      SeatExpired arrives, one service instance on a single Redis and one on the local 3-master Redis
+ *      Cluster (scripts/infra.sh cluster, BENCH_CLUSTER_PORT, default 7301..7306), rounds in the order
+ *      single, cluster, cluster, single (BENCH_ROUNDS=2 pairs) so drift of the machine's load weighs on
+ *      both; target cluster / single <= 1.0 (and each <= 10 s)
  * Holds are written straight into the service's hold store (the same Lua script the API runs), because
  * creating 100,000 holds over HTTP would take longer than the expiry being measured.
- * Needs the local Kafka (`npm run infra:up`). Run: npm run bench:expiry
+ * Needs the local Kafka (`npm run infra:up`). Run: npm run bench:expiry   (BENCH_DUE, BENCH_DUE_EVENTS)
  */
 import 'reflect-metadata';
 import Redis from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
+import { loadavg } from 'node:os';
 import { loadConfig } from '@app/config';
 import { ensureTopics } from '@app/kafka';
 import { DistributedLockService } from '@app/distributed-lock';
+import { connectRedis, createRedisClient } from '@app/redis';
 import { HoldIds, HoldStore } from '../../apps/seat-api/src/hold-store';
 import { startPrivateRedis } from '../../test/support/private-redis';
+import { LocalCluster } from '../support/local-cluster';
 import { BenchService, seatId, startService } from '../support/service';
 import { table, writeReport } from '../support/report';
 
 const BROKERS = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
 const DUE = Number(process.env.BENCH_DUE ?? 100_000);
+const DUE_EVENTS = Number(process.env.BENCH_DUE_EVENTS ?? 1000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const CLUSTER_PORT = Number(process.env.BENCH_CLUSTER_PORT ?? 7301);
 const SPREAD_HOLDS = 2000;
-const SEATS_PER_EVENT = 10_000;
 
 /** Every SeatExpired that reaches the topic: when it arrived, and when its hold was due. */
 class Arrivals {
@@ -58,20 +67,23 @@ async function startProbe(topic: string, arrivals: Arrivals) {
   return consumer;
 }
 
-/** Writes one single-seat hold per seat index, due at `expireAt(i)` (ms since the epoch). */
+/**
+ * Writes `holds` single-seat holds, due at `expireAt(i)` (ms since the epoch), dealt round the events:
+ * hold i takes seat i / events of event i % events.
+ */
 async function fill(store: HoldStore, events: string[], holds: number, expireAt: (i: number) => number) {
   const chunk = 2000;
   for (let start = 0; start < holds; start += chunk) {
     const calls: Promise<unknown>[] = [];
     for (let i = start; i < Math.min(holds, start + chunk); i++) {
-      const eventId = events[Math.floor(i / SEATS_PER_EVENT)];
+      const eventId = events[i % events.length];
       calls.push(
         store
           .createHold({
             eventId,
             holdId: HoldIds.generate(eventId),
             userId: `user-${i}`,
-            seatIds: [seatId(i % SEATS_PER_EVENT)],
+            seatIds: [seatId(Math.floor(i / events.length))],
             ttlMs: Math.max(1, expireAt(i) - Date.now()),
             maxLifetimeMs: 7_200_000,
             maxSeatsPerUser: 10,
@@ -101,27 +113,71 @@ async function until(what: string, check: () => boolean, timeoutMs: number): Pro
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
+/** One service instance and the hold store it uses, on a single Redis or on the cluster. */
+interface Side {
+  name: string;
+  service: BenchService;
+  store: HoldStore;
+  events: string[];
+  /** seconds from expireAt until the last SeatExpired arrived, per round */
+  lastArrived: number[];
+  rows: (string | number)[][];
+}
+
 async function main(): Promise<void> {
+  const loadAtStart = loadavg();
   const redis = await startPrivateRedis();
+  const cluster = await LocalCluster.start(CLUSTER_PORT);
+  const clusterPrefix = `bench_expiry_${Date.now().toString(36)}:`; // this run's keys on a cluster that may outlive it
   const arrivals = new Arrivals();
   const sections: string[] = [];
-  let service: BenchService | undefined;
-  let probe: Awaited<ReturnType<typeof startProbe>> | undefined;
+  const services: BenchService[] = [];
+  const probes: Awaited<ReturnType<typeof startProbe>>[] = [];
   const client = new Redis(redis.url, { keyPrefix: 'svc:' });
+  const clusterConfig = loadConfig({
+    AUTH_JWT_SECRET: 'unused-0123456789abcdef',
+    ...cluster.serviceEnv,
+    REDIS_KEY_PREFIX: clusterPrefix,
+  });
+  const clusterClient = createRedisClient({ ...clusterConfig.redis, name: 'bench-fill' });
   try {
-    service = await startService('expiry', redis.url, { SWEEPER_ENABLED: 'true' });
-    probe = await startProbe(service.topic, arrivals);
+    const service = await startService('expiry', redis.url, { SWEEPER_ENABLED: 'true' });
+    services.push(service);
+    const onCluster = await startService('expiry_cluster', '', {
+      ...cluster.serviceEnv,
+      REDIS_KEY_PREFIX: clusterPrefix,
+      SWEEPER_ENABLED: 'true',
+    });
+    services.push(onCluster);
+    for (const s of services) {
+      probes.push(await startProbe(s.topic, arrivals));
+    }
+    await connectRedis(clusterClient);
     const store = new HoldStore(
       client,
       loadConfig({ AUTH_JWT_SECRET: 'unused-0123456789abcdef', REDIS_URL: redis.url }),
       new DistributedLockService({ redis: client }),
     );
-    const svc = service;
-    const eventsOf = (n: number) =>
-      Promise.all(Array.from({ length: n }, () => svc.createEvent(SEATS_PER_EVENT)));
+    const clusterStore = new HoldStore(
+      clusterClient as unknown as Redis,
+      clusterConfig,
+      new DistributedLockService({ redis: clusterClient as unknown as Redis }),
+    );
+    /** `n` events of `seats` seats, 8 created at a time */
+    const eventsOf = async (svc: BenchService, n: number, seats: number) => {
+      const ids: string[] = [];
+      const worker = async () => {
+        while (ids.length < n) {
+          const slot = ids.push('') - 1; // claimed before the await, so the workers create exactly n
+          ids[slot] = await svc.createEvent(seats);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(8, n) }, worker));
+      return ids;
+    };
 
     // 1. latency with the default sweep period: expireAt spread over 20 s
-    const spreadEvents = await eventsOf(1);
+    const spreadEvents = await eventsOf(service, 1, SPREAD_HOLDS);
     const from = Date.now() + 3000;
     await fill(store, spreadEvents, SPREAD_HOLDS, (i) => from + (i * 20_000) / SPREAD_HOLDS);
     await until(
@@ -155,57 +211,104 @@ async function main(): Promise<void> {
       `\n1. Expiry latency, default sweep 1 s / relay 200 ms, ${SPREAD_HOLDS} holds over 20 s\n${t1}`,
     );
     sections.push(
-      `## 1. Expiry latency (default SWEEP_INTERVAL_MS=1000, OUTBOX_RELAY_INTERVAL_MS=200)`,
+      `## 1. Expiry latency (default SWEEP_INTERVAL_MS=1000, OUTBOX_RELAY_INTERVAL_MS=200, single Redis)`,
       '',
       t1,
       '',
     );
 
-    // 2. DUE holds due in the same second
-    const dueEvents = await eventsOf(Math.ceil(DUE / SEATS_PER_EVENT));
-    const dueAt = Date.now() + 15_000 + DUE / 4; // time to write them all first
-    const fillStarted = Date.now();
-    await fill(store, dueEvents, DUE, () => dueAt);
-    console.log(
-      `wrote ${DUE} holds in ${((Date.now() - fillStarted) / 1000).toFixed(1)} s; due in ${((dueAt - Date.now()) / 1000).toFixed(1)} s`,
-    );
-    const profiled = process.env.BENCH_PROFILE ? service.child.proc : undefined;
-    await new Promise((r) => setTimeout(r, Math.max(0, dueAt - Date.now())));
-    profiled?.kill('SIGWINCH'); // profile the service from the due time ...
-    await until(
-      `${DUE} expiries on the topic`,
-      () => arrivals.count(dueEvents) >= DUE,
-      dueAt - Date.now() + 120_000,
-    );
-    profiled?.kill('SIGWINCH'); // ... until the last SeatExpired arrived
-    const due = arrivals.of(dueEvents);
-    const after = (ms: number) => `${((ms - dueAt) / 1000).toFixed(2)} s`;
-    const lastSent = due.reduce((m, a) => Math.max(m, a.createdAt), 0);
-    const lastArrived = due.reduce((m, a) => Math.max(m, a.arrivedAt), 0);
-    const firstArrived = due.reduce((m, a) => Math.min(m, a.arrivedAt), Infinity);
+    // 2. DUE holds due in the same second over DUE_EVENTS events: single Redis vs the cluster
+    const seatsPerEvent = Math.ceil(DUE / DUE_EVENTS);
+    const created = Date.now();
+    const sides: Side[] = [
+      { name: 'single Redis', service, store, events: [], lastArrived: [], rows: [] },
+      { name: 'cluster', service: onCluster, store: clusterStore, events: [], lastArrived: [], rows: [] },
+    ];
+    for (const side of sides) {
+      // the seats are free again once a round's holds expired: every round reuses them
+      side.events = await eventsOf(side.service, DUE_EVENTS, seatsPerEvent);
+    }
+    console.log(`created 2 × ${DUE_EVENTS} events in ${((Date.now() - created) / 1000).toFixed(0)} s`);
+    const fillMs = [DUE / 4, DUE / 2]; // per side: a first guess, then the side's last fill
+    const order = Array.from({ length: ROUNDS }, (_, r) => (r % 2 === 0 ? [0, 1] : [1, 0])).flat();
+    for (const [n, which] of order.entries()) {
+      const side = sides[which];
+      const before = arrivals.count(side.events);
+      const dueAt = Date.now() + fillMs[which] * 1.5 + 5000; // time to write them all first
+      const fillStarted = Date.now();
+      await fill(side.store, side.events, DUE, () => dueAt);
+      const fillEnded = Date.now();
+      fillMs[which] = fillEnded - fillStarted;
+      console.log(
+        `${side.name}: wrote ${DUE} holds in ${(fillMs[which] / 1000).toFixed(1)} s; due in ${((dueAt - fillEnded) / 1000).toFixed(1)} s`,
+      );
+      const profiled = process.env.BENCH_PROFILE ? side.service.child.proc : undefined;
+      await new Promise((r) => setTimeout(r, Math.max(0, dueAt - Date.now())));
+      profiled?.kill('SIGWINCH'); // profile the service from the due time ...
+      await until(
+        `${DUE} expiries on the topic (${side.name})`,
+        () => arrivals.count(side.events) - before >= DUE,
+        dueAt - Date.now() + 180_000,
+      );
+      profiled?.kill('SIGWINCH'); // ... until the last SeatExpired arrived
+      // this round's: earlier rounds on these events were due minutes before
+      const due = arrivals.of(side.events).filter((a) => Math.abs(a.expireAt - dueAt) < 5000);
+      const after = (ms: number) => (ms - dueAt) / 1000;
+      const lastSent = due.reduce((m, a) => Math.max(m, a.createdAt), 0);
+      const lastArrived = due.reduce((m, a) => Math.max(m, a.arrivedAt), 0);
+      const firstArrived = due.reduce((m, a) => Math.min(m, a.arrivedAt), Infinity);
+      side.lastArrived.push(after(lastArrived));
+      side.rows.push([
+        `${side.name} (run ${n + 1})`,
+        DUE,
+        due.length,
+        `${after(firstArrived).toFixed(2)} s`,
+        `${after(lastSent).toFixed(2)} s`,
+        `**${after(lastArrived).toFixed(2)} s**`,
+        fillEnded < dueAt ? 'yes' : 'NO: late holds, run invalid',
+        loadavg()[0].toFixed(2),
+      ]);
+      console.log(side.rows.at(-1)!.join('  '));
+    }
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const [single, many] = sides.map((s) => mean(s.lastArrived));
+    const ratio = many / single;
     const t2 = table(
       [
+        'run',
         'holds due',
         'SeatExpired received',
         'first arrived',
         'last sent (producer timestamp)',
         'last arrived',
-        'target',
+        'all written before due',
+        'load average (1 min)',
       ],
-      [[DUE, due.length, after(firstArrived), after(lastSent), after(lastArrived), '≤ 10 s']],
+      order.map((which, n) => sides[which].rows[Math.floor(n / 2)]),
     );
-    console.log(`\n2. ${DUE} holds due in the same second\n${t2}`);
+    const summary = [
+      `last SeatExpired arrived after expireAt, mean of ${ROUNDS} run(s) each: single Redis ${single.toFixed(2)} s, cluster ${many.toFixed(2)} s`,
+      `cluster / single = ${ratio.toFixed(2)} (target <= 1.0: ${ratio <= 1 ? 'met' : 'NOT met'}); each <= 10 s: ${Math.max(single, many) <= 10 ? 'met' : 'NOT met'}`,
+      `load average (1 / 5 / 15 min) at the start of the bench: ${loadAtStart.map((l) => l.toFixed(2)).join(' / ')}`,
+    ];
+    console.log(
+      `\n2. ${DUE} holds due in the same second over ${DUE_EVENTS} events\n${t2}\n${summary.join('\n')}`,
+    );
     sections.push(
-      `## 2. ${DUE} holds due in the same second (one service instance; times after expireAt)`,
+      `## 2. ${DUE} holds due in the same second over ${DUE_EVENTS} events: single Redis vs 3-master cluster (one service instance each; times after expireAt)`,
       '',
       t2,
       '',
+      ...summary.map((l) => `- ${l}`),
+      '',
     );
   } finally {
-    await probe?.disconnect();
-    await service?.stop();
+    await Promise.all(probes.map((p) => p.disconnect()));
+    await Promise.all(services.map((s) => s.stop()));
     client.disconnect();
+    clusterClient.disconnect();
     await redis.stop();
+    await cluster.destroy();
   }
   const file = writeReport('expiry', 'Expiry to Kafka', 'npm run bench:expiry', sections);
   console.log(`\nreport: ${file}`);
