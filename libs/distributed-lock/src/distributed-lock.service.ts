@@ -240,7 +240,7 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
 
   /** Owner-checked. On a timeout the handle keeps its older validity: Redis may hold the lease longer, never shorter. */
   async extend(lock: HeldLock, leaseMs: number): Promise<boolean> {
-    if (lock.released || lock.controller.signal.aborted) {
+    if (lock.released || lock.lostError) {
       return false;
     }
     const sentAt = performance.now();

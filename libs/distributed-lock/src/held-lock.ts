@@ -1,3 +1,4 @@
+import type { LockLostError } from './errors';
 import type { LockHandle } from './lock-handle';
 
 /**
@@ -16,6 +17,12 @@ export interface HeldLockHost {
 /** One acquisition: its keys, owner token and lease bookkeeping (on the monotonic clock). */
 export class HeldLock implements LockHandle {
   readonly controller = new AbortController();
+  /**
+   * Why the lock was lost, once it is (LeaseTracker.lost, which also aborts the signal with it). Checked
+   * instead of `controller.signal.aborted`: reading `signal` makes Node build the AbortSignal (an
+   * EventTarget), which a short seat lock that never reads its signal does not need (bench:http profile).
+   */
+  lostError?: LockLostError;
   released = false;
   armed = false;
   /** Monotonic time before which the lease is known to be ours (conservative: measured from the send). */

@@ -82,9 +82,9 @@ export class LeaseTracker {
    * calls onLockLost), so the loss is on the metrics before the write, not at release.
    */
   assertValid(lock: HeldLock, marginMs: number): void {
-    if (lock.controller.signal.aborted) {
+    if (lock.lostError) {
       this.metrics.validityRefused.inc();
-      throw lock.controller.signal.reason as LockLostError;
+      throw lock.lostError;
     }
     if (lock.released) {
       this.metrics.validityRefused.inc();
@@ -101,7 +101,7 @@ export class LeaseTracker {
         ? `validity check: ${Math.floor(left)} ms of the lease left, under the ${marginMs} ms margin`
         : `validity check: the lease of ${lock.leaseMs} ms ran out while held`,
     );
-    throw lock.controller.signal.reason as LockLostError;
+    throw lock.lostError!;
   }
 
   /** Aborts the holder's signal when its lease runs out while it still holds the lock. */
@@ -119,7 +119,7 @@ export class LeaseTracker {
   }
 
   lost(lock: HeldLock, reason: string, evenIfReleased = false): void {
-    if ((lock.released && !evenIfReleased) || lock.controller.signal.aborted) {
+    if ((lock.released && !evenIfReleased) || lock.lostError) {
       return;
     }
     this.watchdog.remove(lock);
@@ -127,7 +127,8 @@ export class LeaseTracker {
     this.forget(lock); // no longer ours; release() still answers NOT_HELD with its one owner-checked call
     this.metrics.lost.inc({ reason: reason.split(':')[0].split(' ').slice(0, 2).join('_') });
     this.logger.warn(`lock lost on ${lock.keys.join(', ')}: ${reason}`);
-    lock.controller.abort(new LockLostError(lock.keys, reason));
+    lock.lostError = new LockLostError(lock.keys, reason);
+    lock.controller.abort(lock.lostError);
     try {
       this.onLockLost?.({ keys: lock.keys, reason });
     } catch (e) {

@@ -48,7 +48,7 @@ async function renewGroup(
     return;
   }
   group.forEach((l, i) => {
-    if (l.released || l.controller.signal.aborted) {
+    if (l.released || l.lostError) {
       return; // released or declared lost while the batch was in flight: that decision stands
     }
     if (results[i] === 1) {
