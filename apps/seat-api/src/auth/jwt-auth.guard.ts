@@ -21,8 +21,17 @@ const verifiedBytes = (token: string): number => 2 * token.length + 512;
 
 interface Verified {
   payload: { sub?: unknown; roles?: unknown };
+  /** the caller the token names (toUser), worked out once per token; frozen, as requests share it */
+  user: Readonly<AuthUser> | undefined;
   /** when the token stops being valid (its `exp`), ms since the epoch */
   untilMs: number;
+}
+
+/** What a route asks of its caller, from its metadata (read once per handler, not per request). */
+interface Access {
+  cls: unknown;
+  isPublic: boolean;
+  required: string[];
 }
 
 /**
@@ -49,6 +58,8 @@ export class JwtAuthGuard implements CanActivate, OnModuleDestroy {
     maxBytes: VERIFIED_CACHE_MAX_BYTES,
     maxEntries: VERIFIED_CACHE_MAX_ENTRIES,
   });
+  /** Handler → its IS_PUBLIC and REQUIRED_ROLES: route metadata is fixed once the app is built. */
+  private readonly access = new WeakMap<object, Access>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -62,38 +73,52 @@ export class JwtAuthGuard implements CanActivate, OnModuleDestroy {
     if (ctx.getType() !== 'http') {
       return true;
     }
-    const targets = [ctx.getHandler(), ctx.getClass()];
+    const access = this.accessOf(ctx.getHandler(), ctx.getClass());
     const req = ctx
       .switchToHttp()
       .getRequest<{ headers: Record<string, string | undefined>; user?: AuthUser }>();
     const header = req.headers.authorization ?? '';
     const token = /^Bearer ([A-Za-z0-9._~+/=-]+)$/i.exec(header)?.[1];
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) {
+    if (access.isPublic) {
       // open to anyone; a valid token still names the caller, so per-user rate limits apply to it
       // (anonymous callers are limited per address). A bad token is ignored: no token was needed.
-      req.user = token ? await this.verify(token).then(toUser, () => undefined) : undefined;
+      req.user = token ? await this.verify(token).then((v) => v.user, () => undefined) : undefined;
       return true;
     }
     if (!token) {
       throw new DomainError(ErrorCode.UNAUTHORIZED, 'A Bearer token is required');
     }
-    const payload = await this.verify(token);
-    const user = toUser(payload);
+    const user = (await this.verify(token)).user;
     if (!user) {
       throw new DomainError(ErrorCode.UNAUTHORIZED, 'The token has no usable subject');
     }
     req.user = user;
-    const required = this.reflector.getAllAndOverride<string[]>(REQUIRED_ROLES, targets) ?? [];
+    const required = access.required;
     if (!required.every((r) => user.roles.includes(r))) {
       throw new DomainError(ErrorCode.FORBIDDEN, `This needs the role(s): ${required.join(', ')}`);
     }
     return true;
   }
 
-  private async verify(token: string): Promise<Verified['payload']> {
+  private accessOf(handler: object, cls: object): Access {
+    const known = this.access.get(handler);
+    if (known?.cls === cls) {
+      return known;
+    }
+    const targets = [handler, cls] as [() => void, new () => unknown];
+    const access: Access = {
+      cls,
+      isPublic: this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) ?? false,
+      required: this.reflector.getAllAndOverride<string[]>(REQUIRED_ROLES, targets) ?? [],
+    };
+    this.access.set(handler, access);
+    return access;
+  }
+
+  private async verify(token: string): Promise<Pick<Verified, 'payload' | 'user'>> {
     const hit = this.verified.get(token);
     if (hit && hit.untilMs > Date.now()) {
-      return hit.payload;
+      return hit;
     }
     this.verified.delete(token);
     let payload: Verified['payload'] & { exp?: number };
@@ -105,10 +130,12 @@ export class JwtAuthGuard implements CanActivate, OnModuleDestroy {
     } catch {
       throw new DomainError(ErrorCode.UNAUTHORIZED, 'The token is invalid or expired');
     }
+    const verified = { payload, user: toUser(payload), untilMs: 0 };
     if (typeof payload.exp === 'number') {
-      this.verified.set(token, { payload, untilMs: payload.exp * 1000 }, verifiedBytes(token));
+      verified.untilMs = payload.exp * 1000;
+      this.verified.set(token, verified, verifiedBytes(token));
     }
-    return payload;
+    return verified;
   }
 
   onModuleDestroy(): void {
@@ -117,12 +144,12 @@ export class JwtAuthGuard implements CanActivate, OnModuleDestroy {
 }
 
 /** The caller a verified token names, or undefined when its subject is not a usable user id. */
-function toUser(payload: Verified['payload']): AuthUser | undefined {
+function toUser(payload: Verified['payload']): Readonly<AuthUser> | undefined {
   if (typeof payload.sub !== 'string' || !USER_ID.test(payload.sub)) {
     return undefined;
   }
   const roles = Array.isArray(payload.roles)
     ? payload.roles.filter((r): r is string => typeof r === 'string')
     : [];
-  return { id: payload.sub, roles };
+  return Object.freeze({ id: payload.sub, roles: Object.freeze(roles) as string[] });
 }
