@@ -82,7 +82,12 @@ export class JwtAuthGuard implements CanActivate, OnModuleDestroy {
     if (access.isPublic) {
       // open to anyone; a valid token still names the caller, so per-user rate limits apply to it
       // (anonymous callers are limited per address). A bad token is ignored: no token was needed.
-      req.user = token ? await this.verify(token).then((v) => v.user, () => undefined) : undefined;
+      req.user = token
+        ? await this.verify(token).then(
+            (v) => v.user,
+            () => undefined,
+          )
+        : undefined;
       return true;
     }
     if (!token) {
