@@ -30,15 +30,18 @@ export class RateLimitGuard extends ThrottlerGuard {
    * Reflector and awaits each value (about twenty metadata reads and a dozen promises per request, a
    * measurable share of a hold's CPU in bench:http), only to find the one throttler the route names. Here
    * that throttler is found once per handler, by its @RateLimited name, and the library's handleRequest
-   * counts and refuses as before. A route carrying the library's own decorators, or a throttler whose limit
-   * or ttl is a function, is left to the library's canActivate.
+   * counts and refuses as before (the other throttlers apply only to routes naming them: each has a skipIf
+   * saying so, see rate-limit.module.ts). A route carrying the library's own decorators, a throttler whose
+   * limit or ttl is a function, or one without a skipIf, is left to the library's canActivate.
    */
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const plan = this.planOf(context.getHandler(), context.getClass());
     if (plan === 'library') {
       return super.canActivate(context);
     }
-    if (plan === 'none' || plan.throttler.skipIf?.(context)) {
+    // the library's precedence: the throttler's own skipIf, else the module-wide one
+    const skipIf = plan === 'none' ? undefined : (plan.throttler.skipIf ?? this.commonOptions.skipIf);
+    if (plan === 'none' || skipIf?.(context)) {
       return true;
     }
     const { throttler } = plan;
@@ -60,7 +63,11 @@ export class RateLimitGuard extends ThrottlerGuard {
     }
     const name: unknown = Reflect.getMetadata(RATE_LIMIT, handler);
     const throttler = this.throttlers.find((t) => t.name === name);
+    // rate-limit.module.ts gives every throttler a skipIf that applies it only to routes naming it; a
+    // throttler without one would apply to every route, which only the library's loop does
+    const eachNamed = this.throttlers.every((t) => t.skipIf) || this.commonOptions.skipIf;
     const plan: Plan =
+      !eachNamed ||
       usesLibraryMetadata(handler) ||
       usesLibraryMetadata(cls) ||
       (throttler && (typeof throttler.limit !== 'number' || typeof throttler.ttl !== 'number')) ||
