@@ -9,6 +9,7 @@ import { ScriptReply, toCreateResult, toHoldRecord, toStoreResult } from './hold
 import { EventScriptName, HoldScripts } from './hold-scripts';
 import { CreateHoldResult, HoldRecord, SeatConflict, StoreResult, SweepResult } from './hold.types';
 import { defineSeatConflicts, readSeatConflicts } from './seat-conflicts';
+import { assertWholeNumbers } from './store-arguments';
 
 /** How long a CONFIRMING hold past its deadline waits before the sweeper reports it again. */
 const STUCK_RECHECK_MS = 5000;
@@ -61,6 +62,12 @@ export class HoldStore {
     if (p.seatIds.length === 0 || new Set(p.seatIds).size !== p.seatIds.length) {
       throw new Error('createHold needs distinct seat ids');
     }
+    assertWholeNumbers(
+      'createHold',
+      { ttlMs: p.ttlMs, maxLifetimeMs: p.maxLifetimeMs, maxSeatsPerUser: p.maxSeatsPerUser },
+      1,
+    );
+    assertWholeNumbers('createHold', { fencingToken: p.fencingToken }, 0);
     const ack = this.acks.before(this.scripts.slotKeyOf(p.eventId));
     const reply = (await this.scripts.onEvent('holdCreate', p.eventId, [
       hid,
@@ -93,7 +100,7 @@ export class HoldStore {
     return reply[0] === 'OK' ? toHoldRecord(id.eventId, reply[1]) : null;
   }
 
-  extendHold(p: {
+  async extendHold(p: {
     holdId: string;
     userId: string;
     ttlMs: number;
@@ -109,6 +116,8 @@ export class HoldStore {
       | 'STALE_FENCING_TOKEN'
     >
   > {
+    assertWholeNumbers('extendHold', { ttlMs: p.ttlMs, maxExtensions: p.maxExtensions }, 1);
+    assertWholeNumbers('extendHold', { fencingToken: p.fencingToken }, 0);
     return this.change('holdExtend', 'extend', p.holdId, [
       p.userId,
       p.ttlMs,
