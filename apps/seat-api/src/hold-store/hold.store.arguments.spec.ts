@@ -49,3 +49,18 @@ it('refuses an extension by a fractional ttl, leaving the hold as it was', async
   ).rejects.toThrow('ttlMs');
   expect((await store.getHold(holdId))?.expireAtMs).toEqual(expireAtMs);
 });
+
+it('takes maxExtensions 0 (HOLD_MAX_EXTENSIONS=0: extensions off) as a refusal, not an error', async () => {
+  const created = await createHold(store, newEventId(), ['A-1'], { fence: 0 });
+  if (!created.ok) {
+    throw new Error(created.error);
+  }
+  const extended = await store.extendHold({
+    holdId: created.hold.holdId,
+    userId: 'alice',
+    ttlMs: 30_000,
+    maxExtensions: 0,
+    fencingToken: 0,
+  });
+  expect(extended).toMatchObject({ ok: false, error: 'EXTENSION_LIMIT_REACHED' });
+});

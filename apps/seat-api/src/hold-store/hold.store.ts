@@ -116,8 +116,9 @@ export class HoldStore {
       | 'STALE_FENCING_TOKEN'
     >
   > {
-    assertWholeNumbers('extendHold', { ttlMs: p.ttlMs, maxExtensions: p.maxExtensions }, 1);
-    assertWholeNumbers('extendHold', { fencingToken: p.fencingToken }, 0);
+    assertWholeNumbers('extendHold', { ttlMs: p.ttlMs }, 1);
+    // HOLD_MAX_EXTENSIONS=0 turns extensions off: the script then answers EXTENSION_LIMIT_REACHED
+    assertWholeNumbers('extendHold', { maxExtensions: p.maxExtensions, fencingToken: p.fencingToken }, 0);
     return this.change('holdExtend', 'extend', p.holdId, [
       p.userId,
       p.ttlMs,
