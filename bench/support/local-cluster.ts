@@ -10,6 +10,7 @@ import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import Redis, { Cluster } from 'ioredis';
+import { clusterPorts, clusterSeeds, onNode } from '../../test/support/cluster-nodes';
 import { repoRoot } from './child';
 
 const run = promisify(execFile);
@@ -25,22 +26,6 @@ export interface BenchRedis {
   destroy(): Promise<void>;
 }
 
-/** One plain connection to one node, closed after use. */
-async function onNode<T>(port: number, use: (r: Redis) => Promise<T>): Promise<T> {
-  const r = new Redis(port, '127.0.0.1', {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    connectTimeout: 1000,
-  });
-  r.on('error', () => undefined);
-  try {
-    await r.connect();
-    return await use(r);
-  } finally {
-    r.disconnect();
-  }
-}
-
 export class LocalCluster implements BenchRedis {
   readonly mode = 'cluster';
   readonly ports: number[];
@@ -48,11 +33,11 @@ export class LocalCluster implements BenchRedis {
   private startedHere = false;
 
   private constructor(firstPort: number) {
-    this.ports = [0, 1, 2, 3, 4, 5].map((i) => firstPort + i);
+    this.ports = clusterPorts(firstPort);
   }
 
   get seeds(): string {
-    return this.ports.map((p) => `127.0.0.1:${p}`).join(',');
+    return clusterSeeds(this.ports);
   }
 
   get serviceEnv(): Record<string, string> {

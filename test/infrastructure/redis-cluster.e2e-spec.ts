@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Test } from '@nestjs/testing';
-import Redis, { Cluster } from 'ioredis';
+import { Cluster } from 'ioredis';
 import { AppConfig, ConfigModule, loadConfig } from '@app/config';
 import {
   connectRedis,
@@ -21,6 +21,7 @@ import {
   RedisHealthIndicator,
   RedisModule,
 } from '@app/redis';
+import { clusterPorts, clusterSeeds, onNode } from '../support/cluster-nodes';
 import { eventually } from '../support/eventually';
 import { startPrivateRedis } from '../support/private-redis';
 import { redisClusterSuite } from '../support/redis-cluster-suite';
@@ -28,9 +29,8 @@ import { redisClusterSuite } from '../support/redis-cluster-suite';
 jest.setTimeout(60_000);
 
 const root = path.resolve(__dirname, '..', '..');
-const firstPort = Number(process.env.REDIS_CLUSTER_PORT ?? 7101);
-const ports = [0, 1, 2, 3, 4, 5].map((i) => firstPort + i);
-const seeds = ports.map((p) => `127.0.0.1:${p}`).join(',');
+const ports = clusterPorts();
+const seeds = clusterSeeds(ports);
 const prefix = process.env.REDIS_KEY_PREFIX!;
 const suite = redisClusterSuite('redis-cluster.e2e-spec');
 
@@ -59,22 +59,6 @@ const clusterEnv = (extra: Record<string, string> = {}) => ({
   REDIS_CLUSTER_NODES: seeds,
   ...extra,
 });
-
-/** One plain connection to one node, closed after use. */
-async function onNode<T>(port: number, run: (r: Redis) => Promise<T>): Promise<T> {
-  const r = new Redis(port, '127.0.0.1', {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    connectTimeout: 1000,
-  });
-  r.on('error', () => undefined);
-  try {
-    await r.connect();
-    return await run(r);
-  } finally {
-    r.disconnect();
-  }
-}
 
 /** CLUSTER SHARDS, as seen by `from`: the master port serving each slot range. */
 async function masters(from: number): Promise<Array<{ from: number; to: number; port: number }>> {

@@ -8,6 +8,10 @@ import { eventually } from './eventually';
 export const clusterPorts = (first = Number(process.env.REDIS_CLUSTER_PORT ?? 7101)): number[] =>
   [0, 1, 2, 3, 4, 5].map((i) => first + i);
 
+/** The nodes as REDIS_CLUSTER_NODES names them: `127.0.0.1:<port>,...`. */
+export const clusterSeeds = (ports: readonly number[]): string =>
+  ports.map((p) => `127.0.0.1:${p}`).join(',');
+
 /** One plain connection to one node, closed after use. */
 export async function onNode<T>(port: number, run: (r: Redis) => Promise<T>): Promise<T> {
   const r = new Redis(port, '127.0.0.1', {
