@@ -20,6 +20,7 @@ import { AofRedis } from '../drill/drill-infra';
 import {
   eventsForRate,
   holdsPerSecond,
+  loadRow,
   median,
   SEATS_PER_EVENT,
   Target,
@@ -27,7 +28,6 @@ import {
 } from '../http/hold-load';
 import { cpuMsOfInfo, processCpuMs } from '../support/cpu-time';
 import { LocalCluster } from '../support/local-cluster';
-import { share } from '../support/load';
 import { table, writeReport } from '../support/report';
 import { BenchService, startService } from '../support/service';
 
@@ -136,18 +136,7 @@ async function main(): Promise<void> {
         if (r.ranOut) {
           ranOut.push(`${s.target.name} #${round}`);
         }
-        rows.push([
-          `${s.target.name} #${round}`,
-          r.requests,
-          holdsPerSecond(r),
-          r.latencyMs.p50,
-          r.latencyMs.p99,
-          r.latencyMs.p999,
-          `${share(r, 409).toFixed(1)} %`,
-          Object.entries(r.statuses)
-            .map(([code, n]) => `${code}×${n}`)
-            .join(' '),
-        ]);
+        rows.push(loadRow(`${s.target.name} #${round}`, r));
         console.log(rows.at(-1)!.join('  '));
       }
     }

@@ -3,7 +3,7 @@
  * vs a Redis Cluster): each request holds 1-4 distinct free seats of 10,000-seat events.
  */
 import { seatId } from '../support/service';
-import { load, LoadResult } from '../support/load';
+import { load, LoadResult, share } from '../support/load';
 
 export const SEATS_PER_EVENT = 10_000;
 
@@ -79,3 +79,17 @@ export async function uncontended(
 
 export const holdsPerSecond = (r: LoadResult) => Math.round((r.statuses[201] ?? 0) / r.seconds);
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** One report row of a load run: requests, holds/s, latency percentiles, 409 share, every status's count. */
+export const loadRow = (name: string, r: LoadResult): (string | number)[] => [
+  name,
+  r.requests,
+  holdsPerSecond(r),
+  r.latencyMs.p50,
+  r.latencyMs.p99,
+  r.latencyMs.p999,
+  `${share(r, 409).toFixed(1)} %`,
+  Object.entries(r.statuses)
+    .map(([s, n]) => `${s}×${n}`)
+    .join(' '),
+];

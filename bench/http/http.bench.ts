@@ -23,7 +23,7 @@ import * as path from 'node:path';
 import { freePort, startPrivateRedis } from '../../test/support/private-redis';
 import { Child, spawnTs, waitUntilUp } from '../support/child';
 import { BenchService, seatId, startService } from '../support/service';
-import { load, LoadResult, share } from '../support/load';
+import { load, LoadResult } from '../support/load';
 import { table, writeReport } from '../support/report';
 import { processCpuMs, redisCpuMs } from '../support/cpu-time';
 import {
@@ -31,6 +31,7 @@ import {
   FreshSeats,
   holdRequest,
   holdsPerSecond,
+  loadRow as row,
   median,
   SEATS_PER_EVENT,
   Target,
@@ -109,18 +110,6 @@ async function roundTripsPerHold(redisUrl: string, target: Target, events: strin
   return { ok, during, idle };
 }
 
-const row = (name: string, r: LoadResult) => [
-  name,
-  r.requests,
-  holdsPerSecond(r),
-  r.latencyMs.p50,
-  r.latencyMs.p99,
-  r.latencyMs.p999,
-  `${share(r, 409).toFixed(1)} %`,
-  Object.entries(r.statuses)
-    .map(([s, n]) => `${s}×${n}`)
-    .join(' '),
-];
 interface FlashRun {
   result: LoadResult;
   duplicates: number;
