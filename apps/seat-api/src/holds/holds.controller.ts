@@ -14,6 +14,20 @@ import { RateLimited } from '../rate-limit/rate-limit.decorator';
 import { HoldsService } from './holds.service';
 import { Idempotent } from './idempotency/idempotent.decorator';
 
+/**
+ * The refusals the extend and confirm routes both document, last in each list and in this order (the
+ * OpenAPI document lists a status's codes in the order given, so the document stays as it was).
+ */
+const IDEMPOTENT_HOLD_WRITE_ERRORS = [
+  ErrorCode.IDEMPOTENCY_KEY_REUSED,
+  ErrorCode.PAYLOAD_TOO_LARGE,
+  ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+  ErrorCode.BUSY,
+  ErrorCode.DEPENDENCY_UNAVAILABLE,
+  ErrorCode.BOOKING_UNAVAILABLE,
+  ErrorCode.REPLICAS_UNAVAILABLE,
+];
+
 @ApiTags('holds')
 @ApiBearerAuth()
 @Controller({ version: '1' })
@@ -68,13 +82,7 @@ export class HoldsController {
     ErrorCode.IDEMPOTENCY_IN_PROGRESS,
     ErrorCode.HOLD_LIFETIME_EXCEEDED,
     ErrorCode.EXTENSION_LIMIT_REACHED,
-    ErrorCode.IDEMPOTENCY_KEY_REUSED,
-    ErrorCode.PAYLOAD_TOO_LARGE,
-    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-    ErrorCode.BUSY,
-    ErrorCode.DEPENDENCY_UNAVAILABLE,
-    ErrorCode.BOOKING_UNAVAILABLE,
-    ErrorCode.REPLICAS_UNAVAILABLE,
+    ...IDEMPOTENT_HOLD_WRITE_ERRORS,
   )
   extendHold(@Param('holdId') holdId: string, @Body() dto: ExtendHoldDto, @CurrentUser() user: AuthUser) {
     return this.holds.extend(user, holdId, dto.ttlSeconds);
@@ -108,13 +116,7 @@ export class HoldsController {
     ErrorCode.HOLD_NOT_ACTIVE,
     ErrorCode.SEATS_UNAVAILABLE,
     ErrorCode.IDEMPOTENCY_IN_PROGRESS,
-    ErrorCode.IDEMPOTENCY_KEY_REUSED,
-    ErrorCode.PAYLOAD_TOO_LARGE,
-    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-    ErrorCode.BUSY,
-    ErrorCode.DEPENDENCY_UNAVAILABLE,
-    ErrorCode.BOOKING_UNAVAILABLE,
-    ErrorCode.REPLICAS_UNAVAILABLE,
+    ...IDEMPOTENT_HOLD_WRITE_ERRORS,
   )
   async confirmHold(
     @Param('holdId') holdId: string,
