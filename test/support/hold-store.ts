@@ -1,8 +1,11 @@
 /**
  * Test helpers for the hold store (apps/seat-api/src/hold-store), shared by its specs, the e2e tests and
- * the benches: a hold created with test defaults, the full-scan seat states oracle, and Redis's clock.
+ * the benches: the specs' store and event ids, a hold created with test defaults, the full-scan seat
+ * states oracle, and Redis's clock.
  */
 import Redis from 'ioredis';
+import { AppConfig, loadConfig } from '@app/config';
+import { DistributedLockService } from '@app/distributed-lock';
 import {
   CreateHoldResult,
   HoldIds,
@@ -10,8 +13,30 @@ import {
   HoldStore,
   SeatState,
 } from '../../apps/seat-api/src/hold-store';
+import { HoldLayout } from '../../apps/seat-api/src/hold-store/hold-keys';
 import { PRELUDE } from '../../apps/seat-api/src/hold-store/lua/prelude.lua';
 import { eventually } from './eventually';
+import { eventIdsInDistinctShards } from './shard-events';
+
+export interface OpenHoldStore {
+  redis: Redis;
+  locks: DistributedLockService;
+  store: HoldStore;
+}
+
+/**
+ * The store specs' setup: a HoldStore on the test Redis (REDIS_URL, under the file's own REDIS_KEY_PREFIX)
+ * with the lock service that issues its fencing tokens. The caller quits `redis` when done.
+ */
+export function openHoldStore(config: AppConfig = loadConfig()): OpenHoldStore {
+  const redis = new Redis(process.env.REDIS_URL!, { keyPrefix: process.env.REDIS_KEY_PREFIX });
+  const locks = new DistributedLockService({ redis, keyPrefix: 'lock:' });
+  return { redis, locks, store: new HoldStore(redis, config, locks) };
+}
+
+/** New event ids for one spec file, each in a shard of its own under the configured shard count. */
+export const newHoldEventIds = (): (() => string) =>
+  eventIdsInDistinctShards(new HoldLayout(loadConfig().holds.shards));
 
 export interface TestHold {
   user?: string;

@@ -5,28 +5,23 @@
  * BOOKED, never turn it back into HELD or AVAILABLE.
  */
 import Redis from 'ioredis';
-import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
 import {
   createdHold,
+  newHoldEventIds,
+  openHoldStore,
   seatStates,
   untilRedisTimePasses as untilRedisTime,
 } from '../../../../test/support/hold-store';
 import { HoldStore } from './hold.store';
-import { eventIdsInDistinctShards } from '../../../../test/support/shard-events';
-import { HoldLayout } from './hold-keys';
 
-const newEventId = eventIdsInDistinctShards(new HoldLayout(loadConfig().holds.shards));
+const newEventId = newHoldEventIds();
 
 let redis: Redis;
 let locks: DistributedLockService;
 let store: HoldStore;
 
-beforeAll(() => {
-  redis = new Redis(process.env.REDIS_URL!, { keyPrefix: process.env.REDIS_KEY_PREFIX });
-  locks = new DistributedLockService({ redis, keyPrefix: 'lock:' });
-  store = new HoldStore(redis, loadConfig(), locks);
-});
+beforeAll(() => ({ redis, locks, store } = openHoldStore()));
 afterAll(() => redis.quit());
 
 /** A fencing token drawn the way the service draws it: by taking (and here at once releasing) a seat lock. */

@@ -7,22 +7,23 @@ import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
 import { HoldStore } from './hold.store';
 import { eventually } from '../../../../test/support/eventually';
-import { createHold, seatStates, TestHold, untilRedisTimePasses } from '../../../../test/support/hold-store';
-import { eventIdsInDistinctShards } from '../../../../test/support/shard-events';
-import { HoldLayout } from './hold-keys';
+import {
+  createHold,
+  newHoldEventIds,
+  openHoldStore,
+  seatStates,
+  TestHold,
+  untilRedisTimePasses,
+} from '../../../../test/support/hold-store';
 
-const newEventId = eventIdsInDistinctShards(new HoldLayout(loadConfig().holds.shards));
+const newEventId = newHoldEventIds();
 
 const config = loadConfig();
 let redis: Redis;
 let locks: DistributedLockService;
 let store: HoldStore;
 
-beforeAll(() => {
-  redis = new Redis(process.env.REDIS_URL!, { keyPrefix: process.env.REDIS_KEY_PREFIX });
-  locks = new DistributedLockService({ redis, keyPrefix: 'lock:' });
-  store = new HoldStore(redis, config, locks);
-});
+beforeAll(() => ({ redis, locks, store } = openHoldStore(config)));
 afterAll(() => redis.quit());
 
 const hold = (eventId: string, seatIds: string[], o: TestHold = {}) => createHold(store, eventId, seatIds, o);

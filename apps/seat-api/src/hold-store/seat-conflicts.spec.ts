@@ -6,13 +6,11 @@ import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
 import { eventually } from '../../../../test/support/eventually';
-import { createdHold, TestHold } from '../../../../test/support/hold-store';
+import { createdHold, newHoldEventIds, openHoldStore, TestHold } from '../../../../test/support/hold-store';
 import { HoldIds } from './hold-ids';
 import { HoldStore } from './hold.store';
-import { eventIdsInDistinctShards } from '../../../../test/support/shard-events';
-import { HoldLayout } from './hold-keys';
 
-const newEventId = eventIdsInDistinctShards(new HoldLayout(loadConfig().holds.shards));
+const newEventId = newHoldEventIds();
 
 const config = loadConfig();
 let redis: Redis;
@@ -20,11 +18,7 @@ let locks: DistributedLockService;
 let store: HoldStore;
 let eventId: string;
 
-beforeAll(() => {
-  redis = new Redis(process.env.REDIS_URL!, { keyPrefix: process.env.REDIS_KEY_PREFIX });
-  locks = new DistributedLockService({ redis, keyPrefix: 'lock:' });
-  store = new HoldStore(redis, config, locks);
-});
+beforeAll(() => ({ redis, locks, store } = openHoldStore(config)));
 afterAll(() => redis.quit());
 beforeEach(async () => {
   eventId = newEventId();
