@@ -13,7 +13,6 @@ import Redis from 'ioredis';
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import * as path from 'node:path';
-import { SignJWT } from 'jose';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
 import { HoldIds, HoldStore } from '../../apps/seat-api/src/hold-store';
@@ -21,7 +20,7 @@ import { seatStates } from '../../test/support/hold-store';
 import { startPrivateRedis } from '../../test/support/private-redis';
 import { load, LoadResult } from '../support/load';
 import { table, writeReport } from '../support/report';
-import { BENCH_SECRET, BenchService, seatId, startService } from '../support/service';
+import { BENCH_SECRET, BenchService, seatId, signBenchToken, startService } from '../support/service';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const MAP_SEATS = Number(process.env.BENCH_MAP_SEATS ?? 100_000);
@@ -30,12 +29,6 @@ const READERS = 20;
 const HOLD_CONNECTIONS = 16;
 
 const config = loadConfig({ AUTH_JWT_SECRET: BENCH_SECRET, REDIS_URL: 'redis://unused' });
-const sign = (sub: string, roles: string[]) =>
-  new SignJWT({ roles })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject(sub)
-    .setExpirationTime('2h')
-    .sign(new TextEncoder().encode(BENCH_SECRET));
 
 /**
  * Commands the service sends only from inside its Lua scripts while the map is read: their time is
@@ -82,7 +75,7 @@ async function createBigEvent(svc: BenchService, seats: number): Promise<{ event
     method: 'POST',
     headers: {
       'content-type': 'application/json',
-      authorization: `Bearer ${await sign('bench-admin', ['admin'])}`,
+      authorization: `Bearer ${await signBenchToken('bench-admin', ['admin'])}`,
     },
     body: JSON.stringify({ name: 'Big show', startsAt: '2030-01-01T20:00:00Z', sections }),
   });

@@ -26,7 +26,8 @@ export interface BenchService {
 /** Seat ids as the catalogue names them for `createEvent`: `S-R<row>-<n>`, 100 seats a row. */
 export const seatId = (i: number) => `S-R${Math.floor(i / 100) + 1}-${(i % 100) + 1}`;
 
-const sign = (sub: string, roles: string[]) =>
+/** A bearer token for `sub` with `roles`, signed with BENCH_SECRET (what the bench services accept). */
+export const signBenchToken = (sub: string, roles: string[]) =>
   new SignJWT({ roles })
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(sub)
@@ -70,13 +71,13 @@ export async function startService(
   );
   const base = `http://127.0.0.1:${port}`;
   await waitUntilUp(`${base}/health/live`, child, 120_000);
-  const admin = await sign('bench-admin', ['admin']);
+  const admin = await signBenchToken('bench-admin', ['admin']);
   return {
     base,
     child,
     schema,
     topic,
-    token: (user) => sign(`user-${user}`, []),
+    token: (user) => signBenchToken(`user-${user}`, []),
     createEvent: async (seats) => {
       const res = await fetch(`${base}/v1/events`, {
         method: 'POST',
