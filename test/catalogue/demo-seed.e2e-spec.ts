@@ -5,7 +5,9 @@
  */
 import { decodeJwt } from 'jose';
 import { DEMO_EVENT_ID } from '../../apps/seat-api/src/catalogue/demo-seed.service';
+import { REDIS_CLIENT } from '@app/redis';
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
+import { retainUntil } from '../support/hold-store';
 import { Db, openDb } from '../support/db';
 import { Api, startApi } from '../support/seat-api';
 
@@ -51,7 +53,7 @@ it('seeds nothing and logs no token with SEED_DEMO_EVENT=false', async () => {
   expect(logs.match(JWT)).toBeNull();
   expect(logs).not.toContain(DEMO_EVENT_ID);
   expect(await db.count('events', 'id = $1', [DEMO_EVENT_ID])).toBe(0);
-  expect(await api!.app.get(HoldStore).retainUntil(DEMO_EVENT_ID)).toBeNull();
+  expect(await retainUntil(api!.app.get(REDIS_CLIENT), api!.app.get(HoldStore), DEMO_EVENT_ID)).toBeNull();
 });
 
 it.each(['0', 'no', 'OFF'])('seeds nothing with SEED_DEMO_EVENT=%s either', async (value) => {

@@ -5,6 +5,7 @@
  */
 import Redis from 'ioredis';
 import { AppConfig, loadConfig } from '@app/config';
+import { RedisClient } from '@app/redis';
 import { DistributedLockService } from '@app/distributed-lock';
 import {
   CreateHoldResult,
@@ -127,4 +128,18 @@ export async function redisNowMs(redis: Redis): Promise<number> {
 /** Waits on Redis's clock until `atMs` has passed: what a hold's expiry is decided by. */
 export async function untilRedisTimePasses(redis: Redis, atMs: number): Promise<void> {
   await eventually(async () => (await redisNowMs(redis)) > atMs, 10_000, `Redis time past ${atMs}`);
+}
+
+/**
+ * The event's retain-until (ms) in its shard's events index (HoldStore.registerEvent), or null when it is
+ * not registered. `redis` is the store's own client (its keyPrefix applies).
+ */
+export async function retainUntil(
+  redis: RedisClient,
+  store: HoldStore,
+  eventId: string,
+): Promise<number | null> {
+  const events = store.layout.shardKeys(store.layout.shardOf(eventId)).events;
+  const score = await redis.zscore(events, eventId);
+  return score === null ? null : Number(score);
 }

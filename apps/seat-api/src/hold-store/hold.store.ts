@@ -217,15 +217,6 @@ export class HoldStore {
     await this.redis.zadd(this.layout.shardKeys(this.layout.shardOf(eventId)).events, until, eventId);
   }
 
-  /** The event's retain-until (ms) in its shard's index, or null when it is not registered. */
-  async retainUntil(eventId: string): Promise<number | null> {
-    const score = await this.redis.zscore(
-      this.layout.shardKeys(this.layout.shardOf(eventId)).events,
-      eventId,
-    );
-    return score === null ? null : Number(score);
-  }
-
   /** The outbox stream key of a shard, without the client's keyPrefix (ioredis adds it). */
   outboxKey(shard: number): string {
     return this.layout.shardKeys(shard).outbox;
