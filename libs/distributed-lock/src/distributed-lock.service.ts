@@ -238,6 +238,19 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
     return 'NOT_HELD';
   }
 
+  /** See LockHandle.releaseAlong: the release goes out in the same tick as the already-sent last write. */
+  async releaseAlong<T>(lock: HeldLock, lastWrite: Promise<T>): Promise<T> {
+    const released = this.release(lock).catch((e: unknown) => {
+      this.logger.warn(`release of ${lock.keys.join(', ')} failed (it will expire by itself): ${String(e)}`);
+      return 'NOT_HELD' as const;
+    });
+    try {
+      return await lastWrite;
+    } finally {
+      await released;
+    }
+  }
+
   /** Owner-checked. On a timeout the handle keeps its older validity: Redis may hold the lease longer, never shorter. */
   async extend(lock: HeldLock, leaseMs: number): Promise<boolean> {
     if (lock.released || lock.lostError) {

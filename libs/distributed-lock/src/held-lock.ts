@@ -7,6 +7,7 @@ import type { LockHandle } from './lock-handle';
  */
 export interface HeldLockHost {
   release(lock: HeldLock): Promise<'RELEASED' | 'NOT_HELD'>;
+  releaseAlong<T>(lock: HeldLock, lastWrite: Promise<T>): Promise<T>;
   extend(lock: HeldLock, leaseMs: number): Promise<boolean>;
   /** The holder read its signal: from now on a lease running out aborts it. */
   arm(lock: HeldLock): void;
@@ -63,6 +64,10 @@ export class HeldLock implements LockHandle {
 
   release(): Promise<'RELEASED' | 'NOT_HELD'> {
     return this.host.release(this);
+  }
+
+  releaseAlong<T>(lastWrite: Promise<T>): Promise<T> {
+    return this.host.releaseAlong(this, lastWrite);
   }
 
   extend(leaseMs: number): Promise<boolean> {

@@ -48,6 +48,15 @@ export class HoldStore {
     this.acks = new ReplicaAcks(redis, config.replicaAck);
   }
 
+  /**
+   * Whether a change's script is followed by more store work (a replica WAIT, and an undo if it fails):
+   * a caller may then not let its seat lock go along with the script (LockHandle.releaseAlong).
+   */
+  get confirmsOnReplicas(): boolean {
+    return this.acks.enabled;
+  }
+
+  /** Sends the hold script synchronously, before the returned promise's first wait (releaseAlong relies on it). */
   async createHold(p: {
     eventId: string;
     holdId: string;

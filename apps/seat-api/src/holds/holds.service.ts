@@ -233,7 +233,7 @@ export class HoldsService implements HoldSeatLockHost {
     const limits = this.config.holds;
     const lock = currentLock()!;
     lock.assertValid();
-    const r = await this.store.createHold({
+    const written = this.store.createHold({
       eventId,
       holdId: HoldIds.generate(eventId),
       userId,
@@ -243,6 +243,9 @@ export class HoldsService implements HoldSeatLockHost {
       maxSeatsPerUser: limits.maxSeatsPerUser,
       fencingToken: lock.fencingToken,
     });
+    // the hold script is the section's last write: the seat lock goes in the same round trip (unless a
+    // replica WAIT, and the undo of a hold it cannot confirm, still have to run under the lock)
+    const r = await (this.store.confirmsOnReplicas ? written : lock.releaseAlong(written));
     if (r.ok) {
       return r.hold;
     }
