@@ -1,6 +1,7 @@
 /**
  * Hold store benchmark (Redis only, a private redis-server so INFO memory sees nothing else):
- *   1. Redis bytes per held seat, many holds (issue #6 item 5; target <= 256 B)
+ *   1. Redis bytes per held seat, many holds (issue #6 item 5, issue 10; target <= 256 B), with the Redis
+ *      CPU each create costs (EVALSHA usec_per_call), since packing entries tighter trades one for the other
  *   2. one sweep with nothing due: 10,000 vs LARGE active holds (must stay flat; item 3)
  *   3. sweeping 100,000 holds due in the same second: time until all seats are freed and recorded
  *   4. one sweeper tick over every shard with nothing due: 1 event vs EVENTS events each holding a seat
@@ -65,6 +66,12 @@ async function usedMemory(redis: import('ioredis').default): Promise<number> {
   return Number(/used_memory:(\d+)/.exec(info)![1]);
 }
 
+/** Redis CPU per script call since the last CONFIG RESETSTAT (INFO commandstats): what a byte saved costs. */
+async function evalUsecPerCall(redis: import('ioredis').default): Promise<number> {
+  const stats = await redis.info('commandstats');
+  return Number(/cmdstat_evalsha:calls=\d+,usec=\d+,usec_per_call=([\d.]+)/.exec(stats)![1]);
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
@@ -80,6 +87,7 @@ async function main(): Promise<void> {
       const eventId = randomUUID();
       const holds = 50_000;
       const before = await usedMemory(redis.client);
+      await redis.client.config('RESETSTAT');
       await fill(store, eventId, holds, seatsPerHold, () => 3_600_000);
       const after = await usedMemory(redis.client);
       const perSeat = (after - before) / (holds * seatsPerHold);
@@ -89,11 +97,19 @@ async function main(): Promise<void> {
         holds * seatsPerHold,
         Math.round(perSeat),
         Math.round((after - before) / holds),
+        (await evalUsecPerCall(redis.client)).toFixed(1),
       ]);
       await redis.client.flushall();
     }
     const mem = table(
-      ['seats per hold', 'holds', 'seats held', 'bytes per held seat', 'bytes per hold'],
+      [
+        'seats per hold',
+        'holds',
+        'seats held',
+        'bytes per held seat',
+        'bytes per hold',
+        'Redis µs per create (EVALSHA usec_per_call)',
+      ],
       memRows,
     );
     console.log(`\nRedis memory per held seat (INFO used_memory delta)\n${mem}`);

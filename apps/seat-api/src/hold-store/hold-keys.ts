@@ -11,7 +11,8 @@
  * Per event (`hold:{s<k>}:<eventId>:…`):
  *   seats   HASH  seatId -> "H|hid|expireAtMs|fence" (held), "B|hid|0|fence" (booked), "F||0|fence" (free)
  *                 A freed seat keeps its last fencing token, so a stale lock holder cannot write after a release.
- *   holds   HASH  hid -> cmsgpack record (see lua/prelude.lua.ts)
+ *   holds   HASH  hid -> packed cmsgpack record (lua/prelude.lua.ts): positional, a status code, times as
+ *                 offsets from createdAt, trailing defaults left out (~42 B for an ACTIVE 1-seat hold)
  *   due     ZSET  hid -> expireAtMs for ACTIVE holds, confirm deadline for CONFIRMING ones
  *   users   HASH  userId -> comma-separated hids of that user's live holds (per-user seat cap)
  *   gc      ZSET  hid -> when an ended hold may be forgotten (after HOLD_RETENTION_SECONDS)

@@ -1,6 +1,7 @@
 import type Redis from 'ioredis';
 import type { EventKeys } from './hold-keys';
 import type { SeatConflict } from './hold.types';
+import { HOLD_STATUS_CODES } from './lua/prelude.lua';
 
 /**
  * The lock-free read a busy seat lock asks for: which of the requested seats are taken right now.
@@ -29,7 +30,7 @@ for i = 1, #ARGV do
       local held = tonumber(exp) > now
       if not held then
         local raw = redis.call('HGET', KEYS[2], hid)
-        held = raw ~= false and cmsgpack.unpack(raw)[2] == 'CONFIRMING'
+        held = raw ~= false and cmsgpack.unpack(raw)[2] == ${HOLD_STATUS_CODES.CONFIRMING}
       end
       if held then out[#out + 1] = { ARGV[i], 'HELD' } end
     end

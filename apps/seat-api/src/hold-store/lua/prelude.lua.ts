@@ -14,9 +14,26 @@ import { CHANGE_LOG_WRITE, CHANGE_TRACKING } from './change-log.lua';
  * building its key names from the shard's own key: same hash tag, hence the same slot as the declared keys.
  *
  * Time is Redis TIME, read once per script: every instance agrees on "now" whatever its own clock says.
- * A hold record is a cmsgpack array:
- *   {userId, status, seatIds, createdAt, expireAt, maxExpireAt, extensions, fence, orderId, endedAt, confirmDeadline}
+ *
+ * A hold record (the holds hash's value, written by save() only) is a positional cmsgpack array, packed
+ * small because there is one per hold (see hold-keys.ts for what it costs):
+ *   {userId, status code (HOLD_STATUS_CODES), seatIds, createdAt, expireAt - createdAt,
+ *    maxExpireAt - createdAt, extensions, fence, orderId, endedAt - createdAt + 1, confirmDeadline - createdAt + 1}
+ * Times after createdAt are kept as offsets from it (a few bytes instead of 9 for an epoch ms); endedAt
+ * and confirmDeadline are 0 for "none", hence the +1 (a hold may end in the ms it was made). Trailing
+ * fields at their default ('' or 0) are left out: an ACTIVE hold's record has 8 fields.
  */
+
+/** Status codes of a hold record (position 2): readers outside the prelude compare with these. */
+export const HOLD_STATUS_CODES = { ACTIVE: 0, CONFIRMING: 1, CONFIRMED: 2, RELEASED: 3, EXPIRED: 4 } as const;
+
+const STATUS_NAMES = Object.entries(HOLD_STATUS_CODES)
+  .map(([name, code]) => `[${code}] = '${name}'`)
+  .join(', ');
+const STATUS_CODES = Object.entries(HOLD_STATUS_CODES)
+  .map(([name, code]) => `${name} = ${code}`)
+  .join(', ');
+
 export const PRELUDE = `
 local K_SEATS, K_HOLDS, K_DUE, K_USERS, K_OUTBOX, K_GC = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local K_FENCE, K_SDUE, K_SGC = KEYS[7], KEYS[10], KEYS[11]
@@ -41,18 +58,39 @@ local function due_add(score, hid)
   redis.call('ZADD', K_SDUE, 'LT', score, EVENT_ID)
 end
 
+local STATUS_NAME, STATUS_CODE = { ${STATUS_NAMES} }, { ${STATUS_CODES} }
+
+-- A time after createdAt as stored: 0 stays 0 ("none"), else its offset from createdAt plus one.
+local function since(created, ms)
+  if ms == 0 then return 0 end
+  return ms - created + 1
+end
+local function at(created, stored)
+  if stored == nil or stored == 0 then return 0 end
+  return created + stored - 1
+end
+
 local function load(hid)
   local raw = redis.call('HGET', K_HOLDS, hid)
   if not raw then return nil end
   local r = cmsgpack.unpack(raw)
-  return { hid = hid, user = r[1], status = r[2], seats = r[3], created = r[4], expire = r[5], max = r[6],
-           ext = r[7], fence = r[8], order = r[9], ended = r[10], deadline = r[11] }
+  local c = r[4]
+  return { hid = hid, user = r[1], status = STATUS_NAME[r[2]], seats = r[3], created = c, expire = c + r[5],
+           max = c + r[6], ext = r[7], fence = r[8], order = r[9] or '', ended = at(c, r[10]),
+           deadline = at(c, r[11]) }
 end
 
 local function save(h)
   CL_STATUS[h.hid] = h.status
-  redis.call('HSET', K_HOLDS, h.hid, cmsgpack.pack({ h.user, h.status, h.seats, h.created, h.expire, h.max,
-    h.ext, h.fence, h.order, h.ended, h.deadline }))
+  local c = h.created
+  local r = { h.user, STATUS_CODE[h.status], h.seats, c, h.expire - c, h.max - c, h.ext, h.fence, h.order,
+              since(c, h.ended), since(c, h.deadline) }
+  local n = 11
+  while n > 8 and (r[n] == 0 or r[n] == '') do
+    r[n] = nil
+    n = n - 1
+  end
+  redis.call('HSET', K_HOLDS, h.hid, cmsgpack.pack(r))
 end
 
 -- The reply shape every script uses for a hold: read by hold-replies.ts#toHoldRecord.

@@ -1,3 +1,5 @@
+import { HOLD_STATUS_CODES } from './prelude.lua';
+
 /**
  * What seat-map readers run (seat-change-log.ts). KEYS: [1] the event's seat-map meta, [2] its change log,
  * [3] its seats hash, [4] its holds hash (see hold-keys.ts). Read-only, and each call costs what it
@@ -26,14 +28,15 @@ return reply
 `;
 
 /**
- * The status of each hold ARGV[1..] (its cmsgpack record's second field), '' for one that is gone: a
- * snapshot build asks it only for held seats that may belong to a confirm in flight (seat-change-log.ts).
+ * Whether each hold ARGV[1..] is being confirmed: 'CONFIRMING' when its record's status code (second
+ * field, prelude.lua.ts) says so, else '' (any other status, or a hold that is gone): a snapshot build asks
+ * it only for held seats that may belong to a confirm in flight (seat-change-log.ts).
  */
 export const SEAT_MAP_HOLD_STATUSES = `
 local out = {}
 for i = 1, #ARGV do
   local raw = redis.call('HGET', KEYS[4], ARGV[i])
-  out[i] = raw and cmsgpack.unpack(raw)[2] or ''
+  out[i] = (raw and cmsgpack.unpack(raw)[2] == ${HOLD_STATUS_CODES.CONFIRMING}) and 'CONFIRMING' or ''
 end
 return out
 `;
