@@ -9,6 +9,11 @@ export const holdContention = counter(
   'Lock-free seat reads of hold requests that found their seat lock busy: seats taken (answered 409) or free (waited)',
   ['seats'],
 );
+export const holdPrechecks = counter(
+  'seat_hold_prechecks_total',
+  'Lock-free seat reads before locking, made while an event is in a rush (holds/seat-demand.ts): seats taken (answered 409) or free (went on to lock)',
+  ['seats'],
+);
 export const holdChanges = counter('seat_hold_changes_total', 'Extend, release and confirm outcomes', [
   'action',
   'outcome',

@@ -6,13 +6,21 @@ import { HoldsController } from './holds.controller';
 import { HoldsService } from './holds.service';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyService } from './idempotency/idempotency.service';
+import { SeatDemand } from './seat-demand';
 import { SeatLockSettings } from './seat-lock';
 import { HoldStoreModule } from '../hold-store';
 
 @Module({
   imports: [HoldStoreModule, CatalogueModule, ConfirmModule],
   controllers: [HoldsController],
-  providers: [HoldsService, ConfirmHoldUseCase, SeatLockSettings, IdempotencyService, IdempotencyInterceptor],
+  providers: [
+    HoldsService,
+    ConfirmHoldUseCase,
+    SeatLockSettings,
+    SeatDemand,
+    IdempotencyService,
+    IdempotencyInterceptor,
+  ],
   exports: [ConfirmModule],
 })
 export class HoldsModule {}

@@ -24,8 +24,11 @@ import {
   tooManySeats,
   ttlOutOfRange,
 } from './hold-errors';
+import { DomainError } from '../common/errors/domain-error';
+import { ErrorCode } from '../common/errors/error-code';
 import { HoldView } from './hold.view';
-import { holdChanges, holdsCreated, holdsRejected } from './holds.metrics';
+import { holdChanges, holdPrechecks, holdsCreated, holdsRejected } from './holds.metrics';
+import { SeatDemand } from './seat-demand';
 import { HOLD_SEAT_LOCK, HoldSeatLockHost, SEAT_LOCK, SeatLockSettings } from './seat-lock';
 import { HoldIds, HoldRecord, HoldStore, SeatConflict, StoreResult } from '../hold-store';
 
@@ -59,11 +62,13 @@ export class HoldsService implements HoldSeatLockHost {
     private readonly config: AppConfig,
     /** Read by SEAT_LOCK / HOLD_SEAT_LOCK (seat-lock.ts) on each locked call. */
     readonly seatLock: SeatLockSettings,
+    private readonly demand: SeatDemand,
   ) {}
 
   async hold(user: AuthUser, eventId: string, seatIds: string[], ttlSeconds?: number): Promise<HoldView> {
     try {
       const hold = await this.createHold(user, eventId, seatIds, ttlSeconds);
+      this.demand.record(eventId, false);
       holdsCreated.inc();
       this.logger.log({
         msg: 'hold created',
@@ -77,6 +82,7 @@ export class HoldsService implements HoldSeatLockHost {
       const error = lockLostAsBusy(e);
       // every refusal is counted by its reason, whichever layer refused (limits, catalogue, store, lock)
       holdsRejected.inc({ reason: rejectionReason(error) });
+      this.demand.record(eventId, error instanceof DomainError && error.code === ErrorCode.SEATS_UNAVAILABLE);
       throw error;
     }
   }
@@ -100,7 +106,17 @@ export class HoldsService implements HoldSeatLockHost {
       throw seatsNotFound(unknown);
     }
     // sorted: the lock keys and the store's conflict list come out the same whatever order the client used
-    return this.lockedCreate(eventId, [...seatIds].sort(), user.id, ttl * 1000);
+    const sorted = [...seatIds].sort();
+    if (this.demand.isRush(eventId)) {
+      // a flash sale: most requests want seats already held; a lock-free read answers them in one round
+      // trip (true when read, as any 409 is) and leaves the seat lock to requests that can get the seats
+      const taken = await this.store.seatConflicts(eventId, sorted);
+      holdPrechecks.inc({ seats: taken.length > 0 ? 'taken' : 'free' });
+      if (taken.length > 0) {
+        throw seatsUnavailable(taken);
+      }
+    }
+    return this.lockedCreate(eventId, sorted, user.id, ttl * 1000);
   }
 
   async get(user: AuthUser, holdId: string): Promise<HoldView> {

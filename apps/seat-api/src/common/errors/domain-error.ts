@@ -25,7 +25,12 @@ export class DomainError extends Error {
     message: string,
     options: DomainErrorOptions = {},
   ) {
+    // A refusal is an answer, not a fault: no stack trace is captured (nothing logs one for a DomainError,
+    // and in a flash sale a 409 is the common answer, so the capture was paid by most requests).
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = stackTraceLimit;
     this.details = options.details;
     this.retryAfterSeconds = options.retryAfterSeconds;
   }

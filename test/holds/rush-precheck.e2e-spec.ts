@@ -1,0 +1,99 @@
+/**
+ * (issue 11) In a rush (most recent attempts on an event refused as taken) a hold request reads its seats
+ * without the lock first: a 409 then costs one Redis command instead of three. Outside a rush the hold
+ * stays lock, hold script, unlock. Counted with MONITOR on a throw-away redis-server, only commands naming
+ * the event (the app's background work, which names shards, is left out).
+ */
+import Redis from 'ioredis';
+import { Api, createEvent, startApi } from '../support/seat-api';
+import { PrivateRedis, startPrivateRedis } from '../support/private-redis';
+import { sleep } from '../support/seat-api';
+
+jest.setTimeout(60_000);
+
+let server: PrivateRedis;
+let monitor: Redis;
+let api: Api;
+let eventId: string;
+/** Commands sent by clients (not run inside a script) that name `eventId`: 'script' for EVAL / EVALSHA. */
+let seen: string[] = [];
+
+const hold = async (user: string, seatIds: string[]) =>
+  api.call('POST', `/v1/events/${eventId}/holds`, { token: await api.token(user), body: { seatIds } });
+
+beforeAll(async () => {
+  server = await startPrivateRedis();
+  api = await startApi({
+    REDIS_URL: server.url,
+    REDIS_CLUSTER_NODES: '',
+    RATE_LIMIT_ENABLED: 'false',
+    HOLD_MAX_SEATS_PER_USER: '100',
+  });
+  eventId = await createEvent(api, 4, 25);
+  // the event's first hold also registers it in its shard (once per instance): not part of what is counted
+  expect((await hold('warm-up', ['S-D-25'])).status).toBe(201);
+  monitor = new Redis(server.url);
+  const m = await monitor.monitor();
+  m.on('monitor', (_time: string, args: string[], source: string) => {
+    if (!source.includes('lua') && args.some((a) => a.includes(eventId))) {
+      // a script's first call on a connection is an EVAL (ioredis loads it), then EVALSHA: one script call
+      seen.push(/^eval(sha)?$/i.test(args[0]) ? 'script' : args[0].toLowerCase());
+    }
+  });
+});
+afterAll(async () => {
+  monitor?.disconnect();
+  await api?.close();
+  await server?.stop();
+});
+
+/** The commands one request sent, once MONITOR has shown them. */
+async function commandsOf<T>(request: () => Promise<T>): Promise<[T, string[]]> {
+  seen = [];
+  const answer = await request();
+  await sleep(50);
+  return [answer, seen];
+}
+
+it('a calm event: each hold is lock, hold script, unlock (three commands)', async () => {
+  for (let i = 1; i <= 5; i++) {
+    const [answer, commands] = await commandsOf(() => hold(`calm-${i}`, [`S-A-${i}`]));
+    expect(answer.status).toBe(201);
+    expect(commands).toEqual(['script', 'script', 'script']);
+  }
+});
+
+it('a rush: once most attempts find their seats taken, a 409 costs one read, a free seat is still held', async () => {
+  // S-A-1 .. S-A-5 are held (above): everyone now asks for them
+  const answers: { status: number; commands: string[] }[] = [];
+  for (let i = 0; i < 30; i++) {
+    const [answer, commands] = await commandsOf(() => hold(`rush-${i}`, [`S-A-${1 + (i % 5)}`]));
+    answers.push({ status: answer.status, commands });
+    expect(answer.status).toBe(409);
+    expect(answer.body).toMatchObject({
+      code: 'SEATS_UNAVAILABLE',
+      errors: [{ seatId: `S-A-${1 + (i % 5)}` }],
+    });
+  }
+  // the first attempts took the seat lock to learn it (3 commands); from some point on, one read each
+  expect(answers[0].commands).toHaveLength(3);
+  expect(answers.slice(-10).every((a) => a.commands.length === 1)).toBe(true);
+
+  // a free seat during the rush: the read finds it free, then the usual locked hold takes it
+  const [won, commands] = await commandsOf(() => hold('rush-winner', ['S-B-1']));
+  expect(won.status).toBe(201);
+  expect(commands).toHaveLength(4);
+
+  const metrics = await api.call('GET', '/metrics');
+  expect(String(metrics.body)).toMatch(/seat_hold_prechecks_total\{seats="taken"\} [1-9]/);
+});
+
+it('the rush ends: after enough holds that succeed, holds go straight to the lock again', async () => {
+  let last: string[] = [];
+  for (let i = 2; i <= 25; i++) {
+    const [answer, commands] = await commandsOf(() => hold(`after-${i}`, [`S-C-${i}`]));
+    expect(answer.status).toBe(201);
+    last = commands;
+  }
+  expect(last).toEqual(['script', 'script', 'script']);
+});
