@@ -14,7 +14,9 @@
  *   holds   HASH  hid -> packed cmsgpack record (lua/prelude.lua.ts): positional, a status code, times as
  *                 offsets from createdAt, trailing defaults left out (~42 B for an ACTIVE 1-seat hold)
  *   due     ZSET  hid -> expireAtMs for ACTIVE holds, confirm deadline for CONFIRMING ones
- *   users   HASH  userId -> comma-separated hids of that user's live holds (per-user seat cap)
+ *   users   HASH  bucket -> "\n<userId>=<hid>,<hid>...\n<userId>=...": the live holds of each user (per-user
+ *                 seat cap), users packed into 4,096 buckets by the first 3 hex digits of SHA-1(userId)
+ *                 (lua/prelude.lua.ts user_entry; ~25 B per user instead of a ~74 B field of its own)
  *   gc      ZSET  hid -> when an ended hold may be forgotten (after HOLD_RETENTION_SECONDS)
  *   meta    HASH  seat-map meta: v = the event's change version (bumped once per change-log entry),
  *                 held / booked = how many seats the seats hash holds as 'H' (lapsed or not) and 'B'

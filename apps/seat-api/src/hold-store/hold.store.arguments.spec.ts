@@ -37,6 +37,15 @@ it.each([
   expect(Object.fromEntries(await seatStates(store, eventId))).toEqual({});
 });
 
+it.each(['a=b', 'a\nb'])(
+  'refuses a hold for the user id %j (the users index delimits ids with them)',
+  async (user) => {
+    const eventId = newEventId();
+    await expect(createHold(store, eventId, ['A-1'], { user })).rejects.toThrow('user id');
+    expect(Object.fromEntries(await seatStates(store, eventId))).toEqual({});
+  },
+);
+
 it('refuses an extension by a fractional ttl, leaving the hold as it was', async () => {
   const eventId = newEventId();
   const created = await createHold(store, eventId, ['A-1'], { fence: 0 });

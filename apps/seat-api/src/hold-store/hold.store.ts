@@ -71,6 +71,12 @@ export class HoldStore {
     if (p.seatIds.length === 0 || new Set(p.seatIds).size !== p.seatIds.length) {
       throw new Error('createHold needs distinct seat ids');
     }
+    if (/[\n=]/.test(p.userId)) {
+      // the users index keeps "\n<userId>=<hids>" entries (lua/prelude.lua.ts); the API's ids never hold these
+      throw new Error(
+        `createHold: a user id cannot contain "=" or a line break, got ${JSON.stringify(p.userId)}`,
+      );
+    }
     assertWholeNumbers(
       'createHold',
       { ttlMs: p.ttlMs, maxLifetimeMs: p.maxLifetimeMs, maxSeatsPerUser: p.maxSeatsPerUser },

@@ -32,14 +32,11 @@ if not fence_ok(highest, token) then return { 'STALE_FENCING_TOKEN' } end
 
 -- per-user cap: count the seats of this user's holds that are still live, forgetting the rest
 local held, live = 0, {}
-local list = redis.call('HGET', K_USERS, user)
-if list then
-  for h in string.gmatch(list, '[^,]+') do
-    local rec = settle(load(h))
-    if rec and (rec.status == 'CONFIRMING' or rec.status == 'ACTIVE') then
-      held = held + #rec.seats
-      live[#live + 1] = h
-    end
+for h in string.gmatch(user_holds(user), '[^,]+') do
+  local rec = settle(load(h))
+  if rec and (rec.status == 'CONFIRMING' or rec.status == 'ACTIVE') then
+    held = held + #rec.seats
+    live[#live + 1] = h
   end
 end
 if held + #seats > limit then return { 'HOLD_LIMIT_EXCEEDED', held, limit } end
@@ -51,6 +48,6 @@ for _, s in ipairs(seats) do set_seat(s, 'H', hid, h.expire, token) end
 save(h)
 due_add(h.expire, hid)
 live[#live + 1] = hid
-redis.call('HSET', K_USERS, user, table.concat(live, ','))
+update_user_holds(user, function() return table.concat(live, ',') end)
 return { 'OK', view(h) }
 `;

@@ -24,6 +24,14 @@ import { CHANGE_LOG_WRITE, CHANGE_TRACKING } from './change-log.lua';
  * fields at their default ('' or 0) are left out: an ACTIVE hold's record has 8 fields.
  */
 
+/**
+ * The users hash has one field per bucket of users: this many hex digits of the userId's SHA-1, so 4,096
+ * buckets. Past a few thousand users per event each field packs several users (about 25 B each instead of
+ * ~74 B for a field of its own); a change reads and rewrites one bucket (users / 4,096 entries).
+ * User ids go into the bucket's value between '\n' and '=' (see user_entry): they may contain neither.
+ */
+export const USER_BUCKET_HEX_DIGITS = 3;
+
 /** Status codes of a hold record (position 2): readers outside the prelude compare with these. */
 export const HOLD_STATUS_CODES = { ACTIVE: 0, CONFIRMING: 1, CONFIRMED: 2, RELEASED: 3, EXPIRED: 4 } as const;
 
@@ -171,14 +179,51 @@ local function fence_ok(highest, token)
   return token <= counter and token >= highest
 end
 
-local function drop_user_hold(user, hid)
-  local list = redis.call('HGET', K_USERS, user)
-  if not list then return end
-  local kept = {}
-  for h in string.gmatch(list, '[^,]+') do
-    if h ~= hid then kept[#kept + 1] = h end
+-- The per-user index (the seat cap), packed: one users-hash field per bucket of users, the first
+-- ${USER_BUCKET_HEX_DIGITS} hex digits of the userId's SHA-1, whose value lists the bucket's users with live
+-- holds as "\\n<userId>=<hid>,<hid>..." entries (a userId holds neither '\\n' nor '=': HoldStore refuses
+-- such ids). Entries carry the full userId, so users whose digests collide share the field but never each
+-- other's holds. Plain string search and splice, no table per call: a change costs a few µs.
+local USER_FIELDS = {}
+-- The bucket's field, its value ('' when empty), where the user's entry starts and ends (nil if absent)
+-- and the user's "hid,hid..." ('' for none).
+local function user_entry(user)
+  local field = USER_FIELDS[user]
+  if not field then
+    field = string.sub(redis.sha1hex(user), 1, ${USER_BUCKET_HEX_DIGITS})
+    USER_FIELDS[user] = field
   end
-  if #kept == 0 then redis.call('HDEL', K_USERS, user) else redis.call('HSET', K_USERS, user, table.concat(kept, ',')) end
+  local all = redis.call('HGET', K_USERS, field) or ''
+  local key = '\\n' .. user .. '='
+  local from = string.find(all, key, 1, true)
+  if not from then return field, all, nil, nil, '' end
+  local after = string.find(all, '\\n', from + 1, true) or #all + 1
+  return field, all, from, after, string.sub(all, from + #key, after - 1)
+end
+
+-- The user's live holds as "hid,hid..." ('' for none).
+local function user_holds(user)
+  local _, _, _, _, list = user_entry(user)
+  return list
+end
+
+-- Sets the user's live holds to change(current list) ('' drops the user's entry).
+local function update_user_holds(user, change)
+  local field, all, from, after, list = user_entry(user)
+  list = change(list)
+  local entry = list == '' and '' or ('\\n' .. user .. '=' .. list)
+  if from then all = string.sub(all, 1, from - 1) .. entry .. string.sub(all, after) else all = all .. entry end
+  if all == '' then redis.call('HDEL', K_USERS, field) else redis.call('HSET', K_USERS, field, all) end
+end
+
+local function drop_user_hold(user, hid)
+  update_user_holds(user, function(list)
+    local kept = {}
+    for h in string.gmatch(list, '[^,]+') do
+      if h ~= hid then kept[#kept + 1] = h end
+    end
+    return table.concat(kept, ',')
+  end)
 end
 
 -- Moves a hold to a terminal status: off the due index, onto the forget schedule, out of the user's list.
