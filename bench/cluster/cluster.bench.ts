@@ -2,6 +2,9 @@
  * Holds over HTTP on a Redis Cluster vs a single Redis (issue 10), the same service code side by side:
  *   - single: apps/seat-api on one redis-server with an append-only file (everysec, as docker-compose.yml
  *     and the cluster's nodes run);
+ *   - single + replica: the same with one replica (also append-only) following it: the like-for-like
+ *     side. single + replica vs single is the price of replication on this machine; cluster vs single +
+ *     replica is the price of sharding and of the Cluster client (both replicate every write once);
  *   - cluster: the same on the local 3-master + 3-replica Redis Cluster (scripts/infra.sh cluster, ports
  *     BENCH_CLUSTER_PORT, default 7301..7306), REDIS_CLUSTER_NODES;
  *   - cluster, REDIS_WAIT_REPLICAS=1: every hold answered only once a replica has it (Redis WAIT).
@@ -9,9 +12,11 @@
  * round by round, as fast as each answers. Reported: holds/s, latency, CPU per hold of the service process
  * and of Redis (all six nodes for the cluster: replication included), and WAIT calls per hold (INFO
  * commandstats: shows the setting took effect; below 1 because holds finishing while a WAIT is in flight
- * on their connection share the next one). Targets: cluster / single holds/s >= 0.9; the
- * price of REDIS_WAIT_REPLICAS=1 is reported, not held to a target.
- * Run: npm run bench:cluster   (BENCH_SECONDS=4 per run, BENCH_ROUNDS=3)
+ * on their connection share the next one). Target: cluster / single holds/s >= 0.9 (issue 10); the
+ * like-for-like ratio and the price of REDIS_WAIT_REPLICAS=1 are reported, not held to a target.
+ * Run: npm run bench:cluster   (BENCH_SECONDS=4 per run, BENCH_ROUNDS=3, BENCH_CLUSTER_PORT=7301: the
+ * first of six ports; BENCH_PROFILE=1: V8 CPU profiles of each service's last run in
+ * bench/results/profile.tmp/cluster-<side>.cpuprofile)
  */
 import 'reflect-metadata';
 import Redis from 'ioredis';
@@ -28,8 +33,10 @@ import {
 } from '../http/hold-load';
 import { cpuMsOfInfo, processCpuMs } from '../support/cpu-time';
 import { LocalCluster } from '../support/local-cluster';
+import { profiledRun } from '../support/profile-run';
 import { table, writeReport } from '../support/report';
 import { BenchService, startService } from '../support/service';
+import { ReplicatedRedis } from './replicated-redis';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -52,6 +59,7 @@ const waitCalls = (commandstats: string) => Number(/^cmdstat_wait:calls=(\d+)/m.
 async function main(): Promise<void> {
   const loadAtStart = loadavg();
   const single = await AofRedis.start();
+  const replicated = await ReplicatedRedis.start();
   const cluster = await LocalCluster.start(CLUSTER_PORT);
   const prefix = `bench_cluster_${Date.now().toString(36)}`; // this run's keys on a cluster that may outlive it
   const singleInfo = new Redis(single.url);
@@ -65,6 +73,7 @@ async function main(): Promise<void> {
       return s;
     };
     const svcSingle = await start('cluster_single', single.serviceEnv);
+    const svcReplicated = await start('cluster_replicated', replicated.serviceEnv);
     const svcCluster = await start('cluster_cluster', {
       ...cluster.serviceEnv,
       REDIS_KEY_PREFIX: `${prefix}_a:`,
@@ -75,11 +84,12 @@ async function main(): Promise<void> {
       REDIS_WAIT_REPLICAS: '1',
     });
     const jwt = await Promise.all(Array.from({ length: 5000 }, (_, u) => svcSingle.token(u)));
-    const clusterCpu = async () =>
-      (await cluster.infoOfNodes('cpu')).reduce((sum, info) => sum + cpuMsOfInfo(info), 0);
-    const clusterWaits = async () =>
-      (await cluster.infoOfNodes('commandstats')).reduce((sum, info) => sum + waitCalls(info), 0);
-    const side = (name: string, service: BenchService, onCluster: boolean): Side => ({
+    type Nodes = { infoOfNodes(section: string): Promise<string[]> };
+    const cpuOf = (nodes: Nodes) => async () =>
+      (await nodes.infoOfNodes('cpu')).reduce((sum, info) => sum + cpuMsOfInfo(info), 0);
+    const waitsOf = (nodes: Nodes) => async () =>
+      (await nodes.infoOfNodes('commandstats')).reduce((sum, info) => sum + waitCalls(info), 0);
+    const side = (name: string, service: BenchService, nodes?: Nodes): Side => ({
       target: {
         name,
         base: service.base,
@@ -87,16 +97,17 @@ async function main(): Promise<void> {
         newEvent: (seats) => service.createEvent(seats),
       },
       service,
-      redisCpuMs: onCluster ? clusterCpu : async () => cpuMsOfInfo(await singleInfo.info('cpu')),
-      waits: onCluster ? clusterWaits : async () => waitCalls(await singleInfo.info('commandstats')),
+      redisCpuMs: nodes ? cpuOf(nodes) : async () => cpuMsOfInfo(await singleInfo.info('cpu')),
+      waits: nodes ? waitsOf(nodes) : async () => waitCalls(await singleInfo.info('commandstats')),
       eventsPerRun: 0,
       runs: [],
       cpu: { service: 0, redis: 0, holds: 0, waits: 0 },
     });
     const sides = [
-      side('single Redis', svcSingle, false),
-      side('cluster', svcCluster, true),
-      side('cluster, REDIS_WAIT_REPLICAS=1', svcWait, true),
+      side('single Redis', svcSingle),
+      side('single Redis + 1 replica', svcReplicated, replicated),
+      side('cluster', svcCluster, cluster),
+      side('cluster, REDIS_WAIT_REPLICAS=1', svcWait, cluster),
     ];
     const eventsFor = async (s: Side, n: number) => {
       const ids: string[] = [];
@@ -121,7 +132,13 @@ async function main(): Promise<void> {
         const events = await eventsFor(s, s.eventsPerRun);
         const pid = s.service.child.proc.pid!;
         const before = { service: processCpuMs(pid), redis: await s.redisCpuMs(), waits: await s.waits() };
-        const r = await uncontended(s.target, events, SECONDS);
+        const label = `cluster-${s.target.name.replace(/\W+/g, '-')}`;
+        const r = await profiledRun(
+          s.service.child,
+          label,
+          () => uncontended(s.target, events, SECONDS),
+          round === ROUNDS,
+        );
         const holds = r.statuses[201] ?? 0;
         s.cpu.service += processCpuMs(pid) - before.service;
         s.cpu.redis += (await s.redisCpuMs()) - before.redis;
@@ -162,14 +179,18 @@ async function main(): Promise<void> {
         (s.cpu.waits / Math.max(1, s.cpu.holds)).toFixed(2),
       ]),
     );
-    const [one, many, waiting] = sides;
+    const [one, replicatedOne, many, waiting] = sides;
     const ratio = med(many, 'holdsPerSecond') / med(one, 'holdsPerSecond');
+    const likeForLike = med(many, 'holdsPerSecond') / med(replicatedOne, 'holdsPerSecond');
+    const replication = med(replicatedOne, 'holdsPerSecond') / med(one, 'holdsPerSecond');
     const waitRatio = med(waiting, 'holdsPerSecond') / med(many, 'holdsPerSecond');
     // fewer WAITs than holds is by design: writes that finish while a WAIT is in flight on their
     // connection share the next one (libs/redis/src/wait-for-replicas.ts); none at all = setting unknown
     const waitWorked = waiting.cpu.waits > 0 && many.cpu.waits === 0;
     const summary = [
       `cluster / single Redis holds/s = ${ratio.toFixed(2)} (target >= 0.9: ${ratio >= 0.9 ? 'met' : 'NOT met'})`,
+      `like for like, cluster / single Redis + 1 replica holds/s = ${likeForLike.toFixed(2)} (the price of sharding and the Cluster client; service CPU per hold ${perHold(many, 'service')} vs ${perHold(replicatedOne, 'service')} µs, Redis ${perHold(many, 'redis')} vs ${perHold(replicatedOne, 'redis')} µs)`,
+      `replication on this machine, single Redis + 1 replica / single Redis holds/s = ${replication.toFixed(2)} (Redis CPU per hold ${perHold(replicatedOne, 'redis')} vs ${perHold(one, 'redis')} µs, replica included)`,
       waitWorked
         ? `REDIS_WAIT_REPLICAS=1 on the cluster: holds/s ${waitRatio.toFixed(2)} × the cluster without it, p99 ${med(waiting, 'p99')} ms vs ${med(many, 'p99')} ms`
         : `REDIS_WAIT_REPLICAS=1: ${waiting.cpu.waits} WAIT calls for ${waiting.cpu.holds} holds, ${many.cpu.waits} without it: the setting did not take effect as expected, so no price is reported`,
@@ -187,7 +208,7 @@ async function main(): Promise<void> {
       `## Uncontended holds (1-4 seats each), 32 connections, ${SECONDS} s per run, ${ROUNDS} interleaved rounds`,
       '',
       `- ${load}`,
-      '- single Redis: one redis-server, appendonly yes, appendfsync everysec; cluster: 3 masters + 3 replicas, the same persistence, cluster-node-timeout 2000 ms, all on this machine',
+      '- single Redis: one redis-server, appendonly yes, appendfsync everysec; single Redis + 1 replica: the same and one replica (same persistence) following it; cluster: 3 masters + 3 replicas, the same persistence, cluster-node-timeout 2000 ms; all on this machine (2 cores, shared with the load generator and the services)',
       '',
       t1,
       '',
@@ -200,6 +221,7 @@ async function main(): Promise<void> {
     await Promise.all(services.map((s) => s.stop()));
     singleInfo.disconnect();
     await single.destroy();
+    await replicated.destroy();
     await cluster.destroy();
   }
   const file = writeReport(
