@@ -1,5 +1,6 @@
 export * from './create-redis-client';
 export * from './eviction-policy';
+export * from './key-slot';
 export * from './redis-client-options';
 export * from './redis.constants';
 export * from './redis.health';

@@ -2,9 +2,8 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nest
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
 import type { Cluster } from 'ioredis';
-import { REDIS_CLIENT, RedisClient } from '@app/redis';
+import { keySlot, REDIS_CLIENT, RedisClient } from '@app/redis';
 import { counter, gauge } from '@app/observability';
-import { keySlot } from './key-slot';
 import { SYNC_COUNTERS } from './synced-counter.lua';
 
 /** How often an instance adds its new hits to Redis and learns the other instances' totals. */
@@ -13,6 +12,13 @@ export const SYNC_INTERVAL_MS = 100;
 const MAX_TRACKED = 50_000;
 /** Counters per script call at most: bounds how long one sync keeps Redis busy (a few ms at this size). */
 const MAX_KEYS_PER_CALL = 1000;
+/**
+ * Hash tags the counters are spread over (`rl:{rl<n>}:...`): on a Cluster a script call carries only
+ * counters of one slot, so a sync makes at most this many calls (spread over the masters) whatever the
+ * number of callers. With one tag per caller it made one call per caller seen in the interval: about one
+ * more EVALSHA per hold in bench:cluster (every hold from another user), each sent on its own.
+ */
+const COUNTER_GROUPS = 16;
 
 type SyncRunner = {
   rateLimitSync(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number[]>;
@@ -29,6 +35,8 @@ interface Window {
   endsAtMs: number;
   ttlMs: number;
   redisKey: string;
+  /** Cluster hash slot of the counter (prefix included); 0 on a single Redis. */
+  slot: number;
   /** Total over every instance as Redis last answered it (our synced hits included). */
   known: number;
   /** Our hits not yet sent, and those being sent right now. */
@@ -41,7 +49,7 @@ interface Window {
  * trip per request (a hold already makes three, the most issue #11 allows). Each instance decides from
  * what it knows: the shared total as of its last sync plus its own hits since. Every SYNC_INTERVAL_MS it
  * adds its new hits to the shared counters and learns the totals: one script call per interval for all
- * callers (one per hash-slot group on a Cluster). On one instance the limit is exact; a caller spread over several instances can get past it by
+ * callers (one per counter group's hash slot on a Cluster). On one instance the limit is exact; a caller spread over several instances can get past it by
  * what each instance lets through before its next sync shows it the others' hits (one interval's worth). If Redis does not answer, each
  * instance keeps limiting on its own counts and sends them when Redis is back.
  *
@@ -119,13 +127,16 @@ export class SyncedThrottlerStorage implements ThrottlerStorage, OnModuleInit, O
       this.windows.set(id, w);
       return w;
     }
+    // the key names the route and caller (from the guard) and the window: one counter per window; its
+    // hash tag is the caller's group, first in the key so that no brace in a caller's id can change it
+    const redisKey = `rl:{rl${keySlot(id) % COUNTER_GROUPS}}:${id}:${index}`;
     w = {
       id,
       index,
       endsAtMs: (index + 1) * ttlMs,
       ttlMs,
-      // the key names the route and caller (from the guard) and the window: one counter per window
-      redisKey: `rl:{${id}}:${index}`,
+      redisKey,
+      slot: this.redis.isCluster ? keySlot(this.keyPrefix + redisKey) : 0,
       known: 0,
       unsynced: 0,
       inFlight: 0,
@@ -174,15 +185,14 @@ export class SyncedThrottlerStorage implements ThrottlerStorage, OnModuleInit, O
 
   /**
    * The windows to send, as script calls: on a single Redis all in one (in chunks of MAX_KEYS_PER_CALL);
-   * on a Cluster one per hash slot, since a script may only touch keys of one slot.
+   * on a Cluster one per hash slot (COUNTER_GROUPS at most), since a script may only touch keys of one slot.
    */
   private groupForCalls(batch: Window[]): Window[][] {
     const groups = new Map<number, Window[]>();
     for (const w of batch) {
-      const slot = this.redis.isCluster ? keySlot(this.keyPrefix + w.redisKey) : 0;
-      let group = groups.get(slot);
+      let group = groups.get(w.slot);
       if (!group) {
-        groups.set(slot, (group = []));
+        groups.set(w.slot, (group = []));
       }
       group.push(w);
     }
