@@ -15,13 +15,17 @@
 import 'reflect-metadata';
 import Redis from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
+import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import * as path from 'node:path';
 import { loadConfig } from '@app/config';
 import { ensureTopics } from '@app/kafka';
 import { DistributedLockService } from '@app/distributed-lock';
 import { connectRedis, createRedisClient } from '@app/redis';
 import { HoldIds, HoldStore } from '../../apps/seat-api/src/hold-store';
 import { startPrivateRedis } from '../../test/support/private-redis';
+import { cpuMsOfInfo, processCpuMs, redisCpuMs } from '../support/cpu-time';
+import { repoRoot } from '../support/child';
 import { LocalCluster } from '../support/local-cluster';
 import { BenchService, seatId, startService } from '../support/service';
 import { table, writeReport } from '../support/report';
@@ -35,7 +39,10 @@ const SPREAD_HOLDS = 2000;
 
 /** Every SeatExpired that reaches the topic: when it arrived, and when its hold was due. */
 class Arrivals {
-  readonly byEvent = new Map<string, { arrivedAt: number; expireAt: number; createdAt: number }[]>();
+  readonly byEvent = new Map<
+    string,
+    { arrivedAt: number; expireAt: number; createdAt: number; freedAt: number }[]
+  >();
 
   count(events: string[]): number {
     return events.reduce((n, e) => n + (this.byEvent.get(e)?.length ?? 0), 0);
@@ -56,9 +63,18 @@ async function startProbe(topic: string, arrivals: Arrivals) {
     eachBatch: async ({ batch }) => {
       const arrivedAt = Date.now();
       for (const m of batch.messages) {
-        const ce = JSON.parse(m.value!.toString()) as { data: { eventId: string; expireAt: string } };
+        const ce = JSON.parse(m.value!.toString()) as {
+          time: string;
+          data: { eventId: string; expireAt: string };
+        };
         const list = arrivals.byEvent.get(ce.data.eventId) ?? [];
-        list.push({ arrivedAt, expireAt: Date.parse(ce.data.expireAt), createdAt: Number(m.timestamp) });
+        list.push({
+          arrivedAt,
+          expireAt: Date.parse(ce.data.expireAt),
+          createdAt: Number(m.timestamp),
+          // CloudEvent time: when the sweep script freed the seat (Redis time), so the sweep's end
+          freedAt: Date.parse(ce.time),
+        });
         arrivals.byEvent.set(ce.data.eventId, list);
       }
       await Promise.resolve();
@@ -113,9 +129,41 @@ async function until(what: string, check: () => boolean, timeoutMs: number): Pro
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
+/** The local broker's pid (scripts/infra.sh's pid file), if it runs from this checkout. */
+function kafkaPid(): number | undefined {
+  const file = path.join(process.env.INFRA_DIR ?? path.join(repoRoot, '.infra'), 'kafka', 'kafka.pid');
+  const pid = existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : NaN;
+  return Number.isInteger(pid) && existsSync(`/proc/${pid}/stat`) ? pid : undefined;
+}
+
+/** Per node: role, CPU s and the commands that took the most time between two INFO snapshots. */
+function printStatsDelta(side: string, before: string[], after: string[]): void {
+  const usec = (info: string) =>
+    new Map([...info.matchAll(/^cmdstat_(\w+):calls=(\d+),usec=(\d+)/gm)].map((m) => [m[1], [+m[2], +m[3]]]));
+  after.forEach((info, n) => {
+    const was = usec(before[n]);
+    const top = [...usec(info)]
+      .map(
+        ([cmd, [calls, us]]) =>
+          [cmd, calls - (was.get(cmd)?.[0] ?? 0), us - (was.get(cmd)?.[1] ?? 0)] as const,
+      )
+      .filter(([, calls]) => calls > 0)
+      .sort((a, b) => b[2] - a[2])
+      .slice(0, 6)
+      .map(([cmd, calls, us]) => `${cmd} ${calls}x ${(us / 1e6).toFixed(2)}s`);
+    const role = /^role:(\w+)/m.exec(info)?.[1];
+    const cpu = (cpuMsOfInfo(info) - cpuMsOfInfo(before[n])) / 1000;
+    console.log(`  ${side} node ${n} (${role}): CPU ${cpu.toFixed(2)} s; ${top.join(', ')}`);
+  });
+}
+
 /** One service instance and the hold store it uses, on a single Redis or on the cluster. */
 interface Side {
   name: string;
+  /** CPU ms used so far by the Redis server(s) of this side (every node of the cluster) */
+  redisCpu: () => Promise<number>;
+  /** INFO cpu + commandstats of every node (BENCH_REDIS_STATS=1: where Redis spends a run, on the console) */
+  redisStats: () => Promise<string[]>;
   service: BenchService;
   store: HoldStore;
   events: string[];
@@ -221,8 +269,26 @@ async function main(): Promise<void> {
     const seatsPerEvent = Math.ceil(DUE / DUE_EVENTS);
     const created = Date.now();
     const sides: Side[] = [
-      { name: 'single Redis', service, store, events: [], lastArrived: [], rows: [] },
-      { name: 'cluster', service: onCluster, store: clusterStore, events: [], lastArrived: [], rows: [] },
+      {
+        name: 'single Redis',
+        redisCpu: () => redisCpuMs(redis.client),
+        redisStats: async () => [await redis.client.info('everything')],
+        service,
+        store,
+        events: [],
+        lastArrived: [],
+        rows: [],
+      },
+      {
+        name: 'cluster',
+        redisCpu: async () => (await cluster.infoOfNodes('cpu')).reduce((ms, i) => ms + cpuMsOfInfo(i), 0),
+        redisStats: () => cluster.infoOfNodes('everything'),
+        service: onCluster,
+        store: clusterStore,
+        events: [],
+        lastArrived: [],
+        rows: [],
+      },
     ];
     for (const side of sides) {
       // the seats are free again once a round's holds expired: every round reuses them
@@ -246,15 +312,29 @@ async function main(): Promise<void> {
       const profiled = process.env.BENCH_PROFILE ? side.service.child.proc : undefined;
       await new Promise((r) => setTimeout(r, Math.max(0, dueAt - Date.now())));
       profiled?.kill('SIGWINCH'); // profile the service from the due time ...
+      // CPU from the due time until the last SeatExpired arrived: on 2 shared cores, who used them
+      const broker = kafkaPid();
+      const cpuOf = async () => [
+        processCpuMs(side.service.child.proc.pid!),
+        await side.redisCpu(),
+        broker ? processCpuMs(broker) : NaN,
+      ];
+      const cpuAtDue = await cpuOf();
+      const statsAtDue = process.env.BENCH_REDIS_STATS ? await side.redisStats() : undefined;
       await until(
         `${DUE} expiries on the topic (${side.name})`,
         () => arrivals.count(side.events) - before >= DUE,
         dueAt - Date.now() + 180_000,
       );
       profiled?.kill('SIGWINCH'); // ... until the last SeatExpired arrived
+      const cpu = (await cpuOf()).map((ms, i) => (ms - cpuAtDue[i]) / 1000);
+      if (statsAtDue) {
+        printStatsDelta(side.name, statsAtDue, await side.redisStats());
+      }
       // this round's: earlier rounds on these events were due minutes before
       const due = arrivals.of(side.events).filter((a) => Math.abs(a.expireAt - dueAt) < 5000);
       const after = (ms: number) => (ms - dueAt) / 1000;
+      const lastFreed = due.reduce((m, a) => Math.max(m, a.freedAt), 0);
       const lastSent = due.reduce((m, a) => Math.max(m, a.createdAt), 0);
       const lastArrived = due.reduce((m, a) => Math.max(m, a.arrivedAt), 0);
       const firstArrived = due.reduce((m, a) => Math.min(m, a.arrivedAt), Infinity);
@@ -264,8 +344,10 @@ async function main(): Promise<void> {
         DUE,
         due.length,
         `${after(firstArrived).toFixed(2)} s`,
+        `${after(lastFreed).toFixed(2)} s`,
         `${after(lastSent).toFixed(2)} s`,
         `**${after(lastArrived).toFixed(2)} s**`,
+        cpu.map((sec) => (Number.isNaN(sec) ? '–' : sec.toFixed(1))).join(' / '),
         fillEnded < dueAt ? 'yes' : 'NO: late holds, run invalid',
         loadavg()[0].toFixed(2),
       ]);
@@ -280,8 +362,10 @@ async function main(): Promise<void> {
         'holds due',
         'SeatExpired received',
         'first arrived',
+        'last freed (sweep, CloudEvent time)',
         'last sent (producer timestamp)',
         'last arrived',
+        'CPU s until then: service / Redis (all nodes) / Kafka broker',
         'all written before due',
         'load average (1 min)',
       ],
