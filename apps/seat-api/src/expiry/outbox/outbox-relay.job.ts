@@ -34,6 +34,7 @@ export class OutboxRelayJob implements OnApplicationBootstrap, BeforeApplication
     if (this.scheduler.doesExist('interval', RELAY_INTERVAL)) {
       this.scheduler.deleteInterval(RELAY_INTERVAL);
     }
+    this.relay.stop(); // passes run back to back while records flow: the one in flight is the last
     await settleWithin(this.relay.inFlight, 10_000);
     await settleWithin(this.streams.leave(), 2_000);
   }

@@ -6,13 +6,12 @@ import { ShardOwnership } from '../shards/shard-ownership.service';
 import { OutboxMeter, WaitingStream } from './outbox-meter';
 import { seatExpiredFromOutbox } from './outbox-record';
 import { OutboxStreams } from './outbox-streams';
+import { PublishRound } from './publish-round';
 import { RelayBackoff } from './relay-backoff';
 import { KafkaPublishError, SeatExpiredPublisher } from './seat-expired.publisher';
 
 /** While Kafka is down, attempts are spaced up to this much (see RelayBackoff). */
 const MAX_BACKOFF_MS = 2000;
-/** Shards relayed at the same time by one instance. */
-const RELAY_CONCURRENCY = 4;
 /** Batches per shard per pass: one busy shard cannot keep the pass from ending (and re-measuring). */
 const MAX_BATCHES_PER_SHARD = 20;
 /**
@@ -57,6 +56,7 @@ export class OutboxRelayService {
   private readonly startedAt = Date.now();
   private failure?: { source: 'kafka' | 'redis'; message: string; since: number };
   private running?: Promise<number>;
+  private stopped = false;
   private nextReapAt = 0;
 
   constructor(
@@ -79,10 +79,15 @@ export class OutboxRelayService {
    * dead consumers. Never overlaps itself, never throws; returns the records relayed.
    */
   tick(): Promise<number> {
-    if (!this.running) {
-      this.running = this.pass().finally(() => (this.running = undefined));
+    if (!this.running && !this.stopped) {
+      this.running = this.passes().finally(() => (this.running = undefined));
     }
-    return this.running;
+    return this.running ?? Promise.resolve(0);
+  }
+
+  /** Shutdown: no new pass; the run in flight ends with the pass it is in (see `inFlight`). */
+  stop(): void {
+    this.stopped = true;
   }
 
   /** Publishes every waiting record of the shards this instance owns once; returns how many left. Throws. */
@@ -119,6 +124,22 @@ export class OutboxRelayService {
     return { ...base, degraded, relay, draining: !degraded, message, lastError };
   }
 
+  /**
+   * Passes back to back while they relay something: when many holds fall due at once, the sweep appends
+   * records the whole time, and waiting OUTBOX_RELAY_INTERVAL_MS after each pass left Kafka idle meanwhile.
+   * A pass that finds nothing (or fails: the backoff decides) ends the run until the next tick.
+   */
+  private async passes(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const sent = await this.pass();
+      total += sent;
+      if (sent === 0 || this.stopped) {
+        return total;
+      }
+    }
+  }
+
   private async pass(): Promise<number> {
     try {
       const waiting = await this.meter.measure();
@@ -136,76 +157,105 @@ export class OutboxRelayService {
     }
   }
 
+  /**
+   * Rounds: each shard with records reads its next batch, the round sends them to Kafka together
+   * (PublishRound), each shard then acknowledges its own. A shard stays in the next round while its batches
+   * come back full. A shard failing on Redis leaves the rounds (the others go on); a Kafka failure ends
+   * the pass (nothing else would get through).
+   */
   private async publishWaiting(waiting: WaitingStream[]): Promise<number> {
+    const { relayBatchSize: batch } = this.config.expiry;
     let sent = 0;
-    // a few shards at a time: while one batch waits for Kafka's ack, the next one is read and encoded.
-    // Each shard's stream is still relayed by one worker, in order.
-    const queue = [...waiting];
-    const worker = async () => {
-      for (let w = queue.shift(); w; w = queue.shift()) {
-        const key = w.key;
-        const n = (await this.shards.onShard(w.shard, (signal) => this.relayStream(key, signal))) ?? 0;
-        sent += n;
-        this.meter.drained(n);
+    const failures: unknown[] = [];
+    let active = waiting;
+    for (let round = 0; round < MAX_BATCHES_PER_SHARD && active.length > 0; round++) {
+      const publishRound = new PublishRound<SeatExpiredCloudEvent>(active.length, batch, (events) =>
+        this.publisher.publish(events),
+      );
+      const results = await Promise.allSettled(active.map((w) => this.relayBatch(w, batch, publishRound)));
+      const next: WaitingStream[] = [];
+      results.forEach((r, i) => {
+        if (r.status === 'rejected') {
+          failures.push(r.reason);
+          return;
+        }
+        sent += r.value.sent;
+        this.meter.drained(r.value.sent);
+        if (r.value.full) {
+          next.push(active[i]);
+        }
+      });
+      if (failures.some((f) => f instanceof KafkaPublishError)) {
+        break;
       }
-    };
-    // allSettled: a failure must not end the pass while other workers still publish
-    const results = await Promise.allSettled(
-      Array.from({ length: Math.min(RELAY_CONCURRENCY, queue.length) }, worker),
-    );
-    const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+      active = next;
+    }
     if (failures.length > 0) {
-      // Kafka's failure decides the backoff even if another worker failed on Redis
+      // Kafka's failure decides the backoff even if another shard failed on Redis
       throw failures.find((f) => f instanceof KafkaPublishError) ?? failures[0];
     }
     this.recovered();
     return sent;
   }
 
-  private async relayStream(key: string, signal: AbortSignal): Promise<number> {
-    const { relayBatchSize: batch } = this.config.expiry;
-    let sent = 0;
-    for (let round = 0; round < MAX_BATCHES_PER_SHARD && !signal.aborted; round++) {
-      // the shard is ours: records a former owner read and never acknowledged are ours at once (idle 0),
-      // and they come first (lower ids), so a hand-over keeps the order
-      await this.streams.claimAbandoned(key, 0, batch);
-      // first our own pending records (a failed publish), then new ones
-      let entries = await this.streams.read(key, '0', batch);
-      if (entries.length === 0) {
-        entries = await this.streams.read(key, '>', batch);
-      }
-      if (entries.length === 0) {
-        break;
-      }
-      const events: SeatExpiredCloudEvent[] = [];
-      const malformed: string[] = [];
-      for (const [id, fields] of entries) {
-        const ce = seatExpiredFromOutbox(fields);
-        if (ce) {
-          events.push(ce);
-        } else {
-          malformed.push(id);
+  /**
+   * One batch of one shard's stream, read, published in `round` and acknowledged, all while the shard's
+   * lease is held (a release waits for it). `full`: the batch was full, more may wait.
+   */
+  private async relayBatch(
+    w: WaitingStream,
+    batch: number,
+    round: PublishRound<SeatExpiredCloudEvent>,
+  ): Promise<{ sent: number; full: boolean }> {
+    let handedIn = false;
+    try {
+      const done = await this.shards.onShard(w.shard, async (signal) => {
+        const key = w.key;
+        // the shard is ours: records a former owner read and never acknowledged are ours at once (idle 0),
+        // and they come first (lower ids), so a hand-over keeps the order
+        await this.streams.claimAbandoned(key, 0, batch);
+        // first our own pending records (a failed publish), then new ones
+        let entries = await this.streams.read(key, '0', batch);
+        if (entries.length === 0) {
+          entries = await this.streams.read(key, '>', batch);
         }
-      }
-      if (signal.aborted) {
-        break; // the lease was lost while reading: the next owner publishes these, in order
-      }
-      await this.publisher.publish(events);
-      // a record that cannot become a SeatExpired would be re-read forever and stall its event: moved aside
-      await this.streams.settle(
-        key,
-        entries.map(([id]) => id),
-        malformed,
-      );
-      if (malformed.length > 0) {
-        malformedRecords.inc(malformed.length);
-        this.logger.error(
-          `${malformed.length} malformed outbox record(s) of ${key} moved to ${key}:malformed`,
+        if (entries.length === 0 || signal.aborted) {
+          return { sent: 0, full: false }; // lease lost while reading: the next owner publishes these, in order
+        }
+        const events: SeatExpiredCloudEvent[] = [];
+        const malformed: string[] = [];
+        for (const [id, fields] of entries) {
+          const ce = seatExpiredFromOutbox(fields);
+          if (ce) {
+            events.push(ce);
+          } else {
+            malformed.push(id);
+          }
+        }
+        handedIn = true;
+        if (!(await round.submit(events, signal))) {
+          return { sent: 0, full: false }; // lease lost before the send: left for the next owner
+        }
+        // a record that cannot become a SeatExpired would be re-read forever and stall its event: moved aside
+        await this.streams.settle(
+          key,
+          entries.map(([id]) => id),
+          malformed,
         );
+        if (malformed.length > 0) {
+          malformedRecords.inc(malformed.length);
+          this.logger.error(
+            `${malformed.length} malformed outbox record(s) of ${key} moved to ${key}:malformed`,
+          );
+        }
+        return { sent: entries.length, full: entries.length >= batch };
+      });
+      return done ?? { sent: 0, full: false };
+    } finally {
+      if (!handedIn) {
+        round.withdraw(); // the round does not wait for a shard that brings nothing
       }
-      sent += entries.length;
     }
-    return sent;
   }
 
   /** Once per claim period: each restart leaves a consumer name per stream; the dead ones go. */

@@ -4,6 +4,7 @@ import { AppConfig } from '@app/config';
 import { SeatExpiredCloudEvent, seatExpiredKafkaMessage } from '@app/contracts';
 import { KAFKA } from '@app/kafka';
 import { expiryLag, published, sweepLag } from '../expiry.metrics';
+import { keyedPartitioner } from './keyed-partitioner';
 
 /** Kafka did not take a batch (unreachable, timed out, refused). The records stay in the outbox. */
 export class KafkaPublishError extends Error {
@@ -68,6 +69,7 @@ export class SeatExpiredPublisher implements OnApplicationShutdown {
         idempotent: true,
         maxInFlightRequests: 1,
         allowAutoTopicCreation: false,
+        createPartitioner: keyedPartitioner,
       });
       try {
         await producer.connect();
