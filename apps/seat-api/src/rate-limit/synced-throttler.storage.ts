@@ -13,8 +13,8 @@ const MAX_TRACKED = 50_000;
 /** Counters per script call at most: bounds how long one sync keeps Redis busy (a few ms at this size). */
 const MAX_KEYS_PER_CALL = 1000;
 /**
- * Hash tags the counters are spread over (`rl:{rl<n>}:...`): on a Cluster a script call carries only
- * counters of one slot, so a sync makes at most this many calls (spread over the masters) whatever the
+ * Hash tags the counters are spread over (`rl:{rl<n>}:{<caller>}:<window>`): on a Cluster a script call
+ * carries only counters of one slot, so a sync makes at most this many calls (spread over the masters) whatever the
  * number of callers. With one tag per caller it made one call per caller seen in the interval: about one
  * more EVALSHA per hold in bench:cluster (every hold from another user), each sent on its own.
  */
@@ -127,9 +127,10 @@ export class SyncedThrottlerStorage implements ThrottlerStorage, OnModuleInit, O
       this.windows.set(id, w);
       return w;
     }
-    // the key names the route and caller (from the guard) and the window: one counter per window; its
-    // hash tag is the caller's group, first in the key so that no brace in a caller's id can change it
-    const redisKey = `rl:{rl${keySlot(id) % COUNTER_GROUPS}}:${id}:${index}`;
+    // the key names the route and caller (from the guard) and the window: one counter per window. Redis
+    // Cluster hashes the first {tag}: the caller's group, so no brace in a caller's id can move it; the
+    // {caller} after it keeps the key's former shape
+    const redisKey = `rl:{rl${keySlot(id) % COUNTER_GROUPS}}:{${id}}:${index}`;
     w = {
       id,
       index,
