@@ -9,8 +9,10 @@
  * relay, garbage collection of old events) visits shards, never events: its cost is O(shards + due).
  *
  * Per event (`hold:{s<k>}:<eventId>:…`):
- *   seats   HASH  seatId -> "H|hid|expireAtMs|fence" (held), "B|hid|0|fence" (booked), "F||0|fence" (free)
- *                 A freed seat keeps its last fencing token, so a stale lock holder cannot write after a release.
+ *   seats   HASH  seatId -> "H|hid|expireAtMs|fence" (held), "B|hid|0|fence" (booked; "B||0|fence" when
+ *                 restored from PostgreSQL), "F||0|fence" (free). A freed seat keeps its last fencing token, so
+ *                 a stale lock holder cannot write after a release. Lock-free readers (seat-conflicts.ts, the
+ *                 seat-map scan in seat-change-log.ts) need expireAt here, without the hold's record.
  *   holds   HASH  hid -> packed cmsgpack record (lua/prelude.lua.ts): positional, a status code, times as
  *                 offsets from createdAt, trailing defaults left out (~42 B for an ACTIVE 1-seat hold)
  *   due     ZSET  hid -> expireAtMs for ACTIVE holds, confirm deadline for CONFIRMING ones
@@ -24,6 +26,11 @@
  *                 seatId -> 'A' (available), 'B' (booked), 'H<expireAtMs>' (held until then) or 'H0'
  *                 (held while a confirm is in flight, whatever the time); trimmed to about
  *                 CHANGE_LOG_MAX_ENTRIES entries
+ *
+ * What a held seat costs (bench:store, 50,000 holds in one event, so every per-event key above 128 entries
+ * is a hashtable / skiplist, Redis defaults): a seats entry ~80 B, a holds entry ~106 B (a 48 B value),
+ * a due entry ~110 B (skiplist node + dict entry), a user ~28 B, the change log ~8 B amortised: about
+ * 345 B for a 1-seat hold, 220 / 162 B per seat for 2 / 4 seats. The due index is now the largest part.
  *
  * Per shard (`hold:{s<k>}:…`):
  *   due     ZSET  eventId -> the earliest due time among the event's holds (or earlier: scripts only
