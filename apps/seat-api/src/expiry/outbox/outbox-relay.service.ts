@@ -211,14 +211,8 @@ export class OutboxRelayService {
     try {
       const done = await this.shards.onShard(w.shard, async (signal) => {
         const key = w.key;
-        // the shard is ours: records a former owner read and never acknowledged are ours at once (idle 0),
-        // and they come first (lower ids), so a hand-over keeps the order
-        await this.streams.claimAbandoned(key, 0, batch);
-        // first our own pending records (a failed publish), then new ones
-        let entries = await this.streams.read(key, '0', batch);
-        if (entries.length === 0) {
-          entries = await this.streams.read(key, '>', batch);
-        }
+        // the shard is ours: records a former owner (or a failed publish) left unacknowledged come first
+        const entries = await this.streams.next(key, batch);
         if (entries.length === 0 || signal.aborted) {
           return { sent: 0, full: false }; // lease lost while reading: the next owner publishes these, in order
         }

@@ -11,6 +11,28 @@ return 1
 `;
 
 /**
+ * The relay's next batch of stream KEYS[1] for consumer ARGV[2] of group ARGV[1], at most ARGV[3] records,
+ * in one round trip: first every record read and never acknowledged, whoever read it (a former owner
+ * that died or lost the lease, or this consumer after a failed publish), made ours at once (idle 0),
+ * lowest ids first, so a hand-over keeps the order; only when none is left, new records ('>'). The claim
+ * goes on past entries deleted meanwhile (Redis 7 drops them from the pending list and returns none), so
+ * a new record never overtakes a pending one. Returns the entries (Redis 6.2 returns a deleted one with
+ * no fields: the caller acknowledges it).
+ */
+export const NEXT_BATCH = `
+local group, consumer, count = ARGV[1], ARGV[2], ARGV[3]
+local cursor = '0-0'
+repeat
+  local claimed = redis.call('XAUTOCLAIM', KEYS[1], group, consumer, 0, cursor, 'COUNT', count)
+  if #claimed[2] > 0 then return claimed[2] end
+  cursor = claimed[1]
+until cursor == '0-0'
+local new = redis.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', count, 'STREAMS', KEYS[1], '>')
+if new then return new[1][2] end
+return {}
+`;
+
+/**
  * After Kafka acknowledged a batch: copies the malformed records (ARGV[3..2+n], n = ARGV[2]) unchanged to
  * KEYS[2], then acknowledges and deletes every record of the batch (ARGV[3..]). A group lost meanwhile
  * (NOGROUP) has nothing to acknowledge: the records are deleted all the same.

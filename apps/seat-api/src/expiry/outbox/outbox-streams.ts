@@ -5,7 +5,13 @@ import Redis from 'ioredis';
 import { REDIS_CLIENT } from '@app/redis';
 import { groupsRecreated, relayConsumersDeleted } from '../expiry.metrics';
 import type { OutboxEntry } from './outbox-record';
-import { CREATE_GROUP, DELETE_CONSUMER_IF_IDLE, REAP_CONSUMERS, SETTLE } from './outbox-stream.lua';
+import {
+  CREATE_GROUP,
+  DELETE_CONSUMER_IF_IDLE,
+  NEXT_BATCH,
+  REAP_CONSUMERS,
+  SETTLE,
+} from './outbox-stream.lua';
 
 /** The consumer group every relay instance reads the outbox streams with. */
 export const RELAY_GROUP = 'relay';
@@ -13,7 +19,7 @@ export const RELAY_GROUP = 'relay';
 const isNoGroup = (e: unknown) => e instanceof Error && e.message.startsWith('NOGROUP');
 
 /**
- * This instance's side of the outbox streams' consumer group: claim, read, settle, and the life of its
+ * This instance's side of the outbox streams' consumer group: next batch, settle, and the life of its
  * consumer name. Redis only: every error it throws is a Redis error.
  *
  * A stream can lose its group while the process lives (Redis restarted without persistence, FLUSHALL,
@@ -31,20 +37,16 @@ export class OutboxStreams {
 
   constructor(@Inject(REDIS_CLIENT) private readonly redis: Redis) {}
 
-  /** Records another relay read and left unacknowledged for `idleMs` (it died) become ours. */
-  async claimAbandoned(key: string, idleMs: number, count: number): Promise<void> {
-    await this.inGroup(key, () =>
-      this.redis.xautoclaim(key, RELAY_GROUP, this.consumer, idleMs, '0-0', 'COUNT', count),
-    );
-  }
-
-  /** Our own pending records ('0': a publish that failed) or new ones ('>'). */
-  async read(key: string, from: '0' | '>', count: number): Promise<OutboxEntry[]> {
-    const res = (await this.inGroup(key, () =>
-      this.redis.xreadgroup('GROUP', RELAY_GROUP, this.consumer, 'COUNT', count, 'STREAMS', key, from),
-    )) as [string, OutboxEntry[]][] | null;
-    const entries = res?.[0]?.[1] ?? [];
-    // a pending entry deleted meanwhile comes back without fields: nothing to publish, just acknowledge it
+  /**
+   * The next batch to publish, oldest first: records read and never acknowledged (by a relay that died or
+   * lost the shard, or by this one when a publish failed) become ours and come first, then new ones.
+   * One script, one round trip (NEXT_BATCH).
+   */
+  async next(key: string, count: number): Promise<OutboxEntry[]> {
+    const entries = ((await this.inGroup(key, () =>
+      this.redis.eval(NEXT_BATCH, 1, key, RELAY_GROUP, this.consumer, count),
+    )) ?? []) as OutboxEntry[];
+    // a pending entry deleted meanwhile comes back without fields (Redis 6.2): nothing to publish, just acknowledge it
     const gone = entries.filter(([, fields]) => !hasFields(fields)).map(([id]) => id);
     if (gone.length > 0) {
       await this.settle(key, gone, []);
