@@ -10,13 +10,18 @@
  *      both; target cluster / single <= 1.0 (and each <= 10 s)
  * Holds are written straight into the service's hold store (the same Lua script the API runs), because
  * creating 100,000 holds over HTTP would take longer than the expiry being measured.
- * Needs the local Kafka (`npm run infra:up`). Run: npm run bench:expiry   (BENCH_DUE, BENCH_DUE_EVENTS)
+ * Each run also reports when the last seat was freed (the sweep's end, CloudEvent time) and the CPU the
+ * service, Redis (every node) and the broker used until the last arrival. The single Redis has no
+ * persistence while the cluster's nodes write append-only files and feed replicas (about twice the Redis
+ * CPU for the same sweep); BENCH_SINGLE_AOF=1 gives the single Redis an append-only file too.
+ * Needs the local Kafka (`npm run infra:up`). Run: npm run bench:expiry   (BENCH_DUE, BENCH_DUE_EVENTS,
+ * BENCH_ROUNDS, BENCH_SINGLE_AOF, BENCH_REDIS_STATS, BENCH_PROFILE)
  */
 import 'reflect-metadata';
 import Redis from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
-import { existsSync, readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { loadConfig } from '@app/config';
 import { ensureTopics } from '@app/kafka';
@@ -174,7 +179,12 @@ interface Side {
 
 async function main(): Promise<void> {
   const loadAtStart = loadavg();
-  const redis = await startPrivateRedis();
+  // BENCH_SINGLE_AOF=1: the single Redis with an append-only file (fsync every second) like the cluster's
+  // nodes, so the two sides pay the same persistence (the cluster's replicas remain its own cost)
+  const aofDir = process.env.BENCH_SINGLE_AOF ? mkdtempSync(path.join(tmpdir(), 'bench-expiry-aof-')) : '';
+  const redis = await startPrivateRedis(
+    aofDir ? ['--appendonly', 'yes', '--appendfsync', 'everysec', '--dir', aofDir] : [],
+  );
   const cluster = await LocalCluster.start(CLUSTER_PORT);
   const clusterPrefix = `bench_expiry_${Date.now().toString(36)}:`; // this run's keys on a cluster that may outlive it
   const arrivals = new Arrivals();
@@ -393,6 +403,9 @@ async function main(): Promise<void> {
     client.disconnect();
     clusterClient.disconnect();
     await redis.stop();
+    if (aofDir) {
+      rmSync(aofDir, { recursive: true, force: true });
+    }
     await cluster.destroy();
   }
   const file = writeReport('expiry', 'Expiry to Kafka', 'npm run bench:expiry', sections);
