@@ -253,7 +253,7 @@ async function main(): Promise<void> {
     );
     const t1 = `${table(HEADER, rows)}\n\n${cpuTable}`;
     const summary1 =
-      `median holds/s: service ${median(rates.service)}, floor ${median(rates.floor)}; service/floor = ${ratio.toFixed(2)} (target >= 0.5)` +
+      `median holds/s: service ${median(rates.service)}, floor ${median(rates.floor)}; service/floor = ${ratio.toFixed(2)} (target >= 0.6)` +
       (ranOut.length > 0
         ? `; INVALID: ${ranOut.join(', ')} ran out of seats (holds/s capped by the bench)`
         : '; no run ran out of seats');
