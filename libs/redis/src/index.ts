@@ -8,3 +8,4 @@ export * from './redis.module';
 export * from './redis.module-definition';
 export * from './replica-ack.error';
 export * from './wait-for-replicas';
+export * from './redis-unavailable';

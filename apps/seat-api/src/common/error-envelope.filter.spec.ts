@@ -1,4 +1,5 @@
 import { ArgumentsHost, BadRequestException, Logger, ServiceUnavailableException } from '@nestjs/common';
+import { ReplyError } from 'ioredis';
 import { LockBackendError, LockNotAcquiredError } from '@app/distributed-lock';
 import { ReplicaAckTimeoutError } from '@app/redis';
 import { ErrorEnvelopeFilter } from './error-envelope.filter';
@@ -113,6 +114,18 @@ describe('ErrorEnvelopeFilter', () => {
     ],
     ['ioredis out of retries', new Error('Reached the max retries per request limit (which is 1).')],
     ['an ioredis timeout', new Error('Command timed out')],
+    // a Cluster mid-failover: the command was not run (redirected, refused, or the slot has no master yet);
+    // ioredis follows a redirection of a pipelined command only when the whole batch got the same answer
+    ['a MOVED the client did not follow', new ReplyError('MOVED 1493 127.0.0.1:7301')],
+    ['an ASK the client did not follow', new ReplyError('ASK 1493 127.0.0.1:7306')],
+    ['a slot being migrated', new ReplyError('TRYAGAIN Multiple keys request during rehashing of slot')],
+    ['a Cluster without a master for a slot', new ReplyError('CLUSTERDOWN The cluster is down')],
+    ['a master without replicas to write to', new ReplyError('MASTERDOWN Link with MASTER is down')],
+    ['a node loading its data', new ReplyError('LOADING Redis is loading the dataset in memory')],
+    [
+      'a write that reached a replica',
+      new ReplyError("READONLY You can't write against a read only replica."),
+    ],
   ])('maps %s failing to 503 DEPENDENCY_UNAVAILABLE with Retry-After', (_name, e) => {
     const r = render(e);
     expect(r.status).toBe(503);

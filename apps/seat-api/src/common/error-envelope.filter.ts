@@ -1,17 +1,10 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LockBackendError, LockNotAcquiredError } from '@app/distributed-lock';
-import { ReplicaAckTimeoutError } from '@app/redis';
+import { isRedisUnavailable, ReplicaAckTimeoutError } from '@app/redis';
 import { DomainError, ErrorDetail } from './errors/domain-error';
 import { ErrorCode } from './errors/error-code';
 import { CODE_BY_STATUS, HTTP_ANSWERS } from './errors/error-http';
-
-/**
- * Redis connection failures from ioredis surface with these messages when it fails fast (no offline
- * queue, bounded timeout, one retry: see libs/redis); they are not classes we can test with instanceof.
- */
-const REDIS_DOWN =
-  /Stream isn't writeable|Connection is closed|Command timed out|ECONNREFUSED|enableOfflineQueue|max retries per request/i;
 
 const logger = new Logger('Errors');
 
@@ -108,7 +101,7 @@ function describe(e: unknown): Described {
       'The change is not yet on enough Redis replicas to survive a failover; try again shortly',
     );
   }
-  if (e instanceof LockBackendError || (e instanceof Error && REDIS_DOWN.test(e.message))) {
+  if (e instanceof LockBackendError || isRedisUnavailable(e)) {
     return answer(ErrorCode.DEPENDENCY_UNAVAILABLE, 'The seat store is unreachable; try again shortly');
   }
   if (e instanceof HttpException) {
