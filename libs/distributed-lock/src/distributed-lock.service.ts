@@ -6,7 +6,7 @@ import type { DistributedLockModuleOptions } from './distributed-lock.options';
 import { LockNotAcquiredError } from './errors';
 import { HeldLock, HeldLockHost } from './held-lock';
 import { LeaseTracker } from './lease-tracker';
-import { lockContext } from './lock-context';
+import { runInLockScope } from './lock-context';
 import type { LockHandle } from './lock-handle';
 import { fenceKey, lockKey, normalizeKeys } from './lock-keys';
 import { LockMetrics } from './lock-metrics';
@@ -202,7 +202,7 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
       throw e;
     }
     try {
-      return await lockContext.run(handle, () => fn(handle));
+      return await runInLockScope(handle, () => fn(handle));
     } finally {
       await handle.release().catch((e: unknown) => {
         this.logger.warn(

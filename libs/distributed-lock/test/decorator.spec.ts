@@ -13,6 +13,14 @@ beforeAll(async () => {
 });
 afterAll(() => redis.quit());
 
+function currentLockOrNone(): string {
+  try {
+    return currentLock().keys[0];
+  } catch (e) {
+    return (e as Error).name;
+  }
+}
+
 @Injectable()
 class SeatService {
   readonly events: string[] = [];
@@ -23,10 +31,11 @@ class SeatService {
     waitMs: 5000,
   })
   async hold(eventId: string, seats: string[], label: string): Promise<number> {
+    const lock = currentLock(); // before the first await: the scope is the method's synchronous start
     this.events.push(`start ${label}`);
     await sleep(30);
     this.events.push(`end ${label}`);
-    return currentLock()!.fencingToken;
+    return lock.fencingToken;
   }
 
   readonly tag = 'shard-7';
@@ -39,7 +48,27 @@ class SeatService {
     leaseMs: 1000,
   })
   byInstance(_seat: string): Promise<readonly string[]> {
-    return Promise.resolve(currentLock()!.keys);
+    return Promise.resolve(currentLock().keys);
+  }
+
+  // currentLock() read after an await: outside the scope, a clear error instead of some other call's lock
+  @DistributedLock<[string]>({ key: (seat) => `late:${seat}`, leaseMs: 1000 })
+  async readsLockLate(_seat: string): Promise<number> {
+    await sleep(1);
+    return currentLock().fencingToken;
+  }
+
+  // an outer locked method awaiting an inner one: each sees its own lock, the outer's again after
+  @DistributedLock<[string]>({ key: (seat) => `outer:${seat}`, leaseMs: 1000 })
+  async outer(seat: string): Promise<string[]> {
+    const mine = currentLock();
+    const inner = await this.inner(seat);
+    return [mine.keys[0], inner, currentLockOrNone()];
+  }
+
+  @DistributedLock<[string]>({ key: (seat) => `inner:${seat}`, leaseMs: 1000 })
+  inner(_seat: string): Promise<string> {
+    return Promise.resolve(currentLock().keys[0]);
   }
 
   @DistributedLock<[{ id?: string }]>({ key: (o) => `thing:${String(o.id)}`, leaseMs: 1000 })
@@ -112,6 +141,21 @@ it('(25, 16) locks the seats computed from the arguments; overlapping calls run 
 it('calls the key function with the instance as `this`', async () => {
   const m = await app(SeatService);
   expect(await m.get(SeatService).byInstance('A-1')).toEqual(['seat:{shard-7}:A-1']);
+  await m.close();
+});
+
+it('gives currentLock() to the synchronous start of the method, and a clear error after an await', async () => {
+  const m = await app(SeatService);
+  const svc = m.get(SeatService);
+  expect(currentLockOrNone()).toBe('LockScopeError');
+  await expect(svc.readsLockLate('A-1')).rejects.toThrow(/before the first await/);
+  // concurrent calls each read their own lock; after the awaited inner call the outer scope is over
+  const [a, b] = await Promise.all([svc.outer('A-1'), svc.outer('A-2')]);
+  expect(a).toEqual(['outer:A-1', 'inner:A-1', 'LockScopeError']);
+  expect(b).toEqual(['outer:A-2', 'inner:A-2', 'LockScopeError']);
+  // concurrent holds on disjoint seats: each token is its own call's
+  const tokens = await Promise.all([svc.hold('e2', ['C1'], 'c1'), svc.hold('e2', ['C2'], 'c2')]);
+  expect(new Set(tokens).size).toBe(2);
   await m.close();
 });
 

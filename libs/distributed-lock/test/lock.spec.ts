@@ -297,7 +297,7 @@ it('(26) 200 concurrent callers in one process are distinct owners, one at a tim
       locks.runExclusive(k, { leaseMs: 5000, waitMs: 30_000 }, async () => {
         inside++;
         maxInside = Math.max(maxInside, inside);
-        tokens.add(currentLock()!.fencingToken);
+        tokens.add(currentLock().fencingToken);
         await sleep(1);
         inside--;
       }),

@@ -246,8 +246,8 @@ export class HoldsService implements HoldSeatLockHost {
     userId: string,
     ttlMs: number,
   ): Promise<HoldRecord> {
+    const lock = currentLock();
     const limits = this.config.holds;
-    const lock = currentLock()!;
     lock.assertValid();
     const written = this.store.createHold({
       eventId,
@@ -277,8 +277,8 @@ export class HoldsService implements HoldSeatLockHost {
 
   @DistributedLock(SEAT_LOCK)
   private lockedExtend(_eventId: string, _seatIds: string[], holdId: string, userId: string, ttlMs: number) {
+    const lock = currentLock(); // here, before any await (see currentLock)
     return this.afterSettling(() => {
-      const lock = currentLock()!;
       lock.assertValid();
       const maxExtensions = this.config.holds.maxExtensions;
       return this.store.extendHold({ holdId, userId, ttlMs, maxExtensions, fencingToken: lock.fencingToken });
@@ -287,8 +287,8 @@ export class HoldsService implements HoldSeatLockHost {
 
   @DistributedLock(SEAT_LOCK)
   private lockedRelease(_eventId: string, _seatIds: string[], holdId: string, userId: string) {
+    const lock = currentLock();
     return this.afterSettling(() => {
-      const lock = currentLock()!;
       lock.assertValid();
       return this.store.releaseHold({ holdId, userId, fencingToken: lock.fencingToken });
     }, 'HOLD_CONFIRMED');

@@ -191,7 +191,7 @@ export class ShardOwnership implements OnApplicationBootstrap, BeforeApplication
    */
   @DistributedLock({ key: (shard: number) => `hold-shard:${shard}`, onContention: 'skip' })
   async holdShard(shard: number): Promise<true> {
-    const lock = currentLock()!;
+    const lock = currentLock();
     let release!: () => void;
     const over = new Promise<void>((resolve) => (release = resolve));
     const entry: OwnedShard = { signal: lock.signal, release, work: new Set() };

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { BookingEntity } from '@app/database';
 import { currentLock, DistributedLock } from '@app/distributed-lock';
+import type { LockHandle } from '@app/distributed-lock';
 import { AuthUser } from '../../auth/auth-user';
 import { BookingRepository, BookResult } from '../booking.repository';
 import {
@@ -93,6 +94,7 @@ export class ConfirmHoldUseCase implements SeatLockHost {
     read: HoldRecord,
     orderId: string,
   ): Promise<ConfirmResult> {
+    const lock = currentLock(); // here, before any await (see currentLock)
     // An attempt an earlier call left CONFIRMING is decided first; with the seat lock held, no live
     // confirm is writing it, so what PostgreSQL says about it is final.
     if (read.status === 'CONFIRMING') {
@@ -101,14 +103,14 @@ export class ConfirmHoldUseCase implements SeatLockHost {
         return this.replay(earlier.booking, orderId);
       }
     }
-    let begun = await this.begin(read, orderId);
+    let begun = await this.begin(lock, read, orderId);
     if (!begun.ok && begun.error === 'HOLD_NOT_ACTIVE' && begun.hold?.status === 'CONFIRMING') {
       // it became CONFIRMING after our read (a confirm that has since lost its lock): decide, then retry
       const earlier = await this.settleUnderLock(begun.hold);
       if (earlier.booking) {
         return this.replay(earlier.booking, orderId);
       }
-      begun = await this.begin(read, orderId);
+      begun = await this.begin(lock, read, orderId);
     }
     if (!begun.ok) {
       switch (begun.error) {
@@ -125,12 +127,11 @@ export class ConfirmHoldUseCase implements SeatLockHost {
       }
     }
     const attempt = begun.hold;
-    const booked = await this.bookings.book(attempt, orderId, this.writeBudgetMs(attempt));
+    const booked = await this.bookings.book(attempt, orderId, this.writeBudgetMs(lock, attempt));
     return this.afterBooking(attempt, orderId, booked);
   }
 
-  private begin(read: HoldRecord, orderId: string) {
-    const lock = currentLock()!;
+  private begin(lock: LockHandle, read: HoldRecord, orderId: string) {
     lock.assertValid(); // a lease that ran out under us: nothing written, answered as BUSY
     return this.store.beginConfirm({
       holdId: read.holdId,
@@ -146,8 +147,7 @@ export class ConfirmHoldUseCase implements SeatLockHost {
    * beside it, and giving the attempt up under the lock is safe) and before the confirm deadline (so
    * the reconciler does not step in while it still runs).
    */
-  private writeBudgetMs(attempt: HoldRecord): number {
-    const lock = currentLock()!;
+  private writeBudgetMs(lock: LockHandle, attempt: HoldRecord): number {
     const leaseMs = this.seatLock.leaseMs;
     const leaseLeft = lock.acquiredAt + leaseMs - performance.now();
     const deadlineLeft =
