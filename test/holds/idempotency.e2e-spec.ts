@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key on hold, extend and confirm (the @Idempotent() interceptor), and the 503 BUSY answer when a seat lock cannot
+ * Idempotency-Key on hold, extend and confirm (IdempotentRequests.run, called by each handler), and the 503 BUSY answer when a seat lock cannot
  * be had: same key + same body replays the first answer (refusals included), another body is 422,
  * a duplicate in flight is 409, and answers that say nothing about the request (503) are not kept.
  */

@@ -1,8 +1,6 @@
 import type { LogLevel } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
 import type { Params } from 'nestjs-pino';
 
 export interface LoggingOptions {
@@ -43,9 +41,11 @@ export function requestIdOf(raw: IncomingMessage): string {
  * nestjs-pino settings shared by both apps: structured JSON (or one pretty line), no line per request (the
  * service answers thousands a second; errors are logged by the error filter, and every answer is in the
  * `http_request_duration_seconds` metric), and no secrets: Authorization headers are never logged.
- * pino-http's middleware is not mounted on any route: under Fastify a middleware runs before the body is
- * parsed and its request context is lost on requests with a body, so the request id is bound by a Fastify
- * hook instead (bindRequestLogContext).
+ * pino-http's middleware is not mounted on any route, and no AsyncLocalStorage carries the request id to
+ * every line: on Node 20 one AsyncLocalStorage in use puts hooks on every promise of the process, which
+ * cost the seat API 30 % of its CPU per hold (bench:http, 2026-11-23: 504 -> 354 µs without it and without
+ * the lock's). The lines that say what a request did are written by its controller, which passes the
+ * request id (`requestId` field); the error filter names it on every 5xx line.
  */
 export function loggingParams(o: LoggingOptions): Params {
   return {
@@ -57,8 +57,6 @@ export function loggingParams(o: LoggingOptions): Params {
       quietReqLogger: true,
       genReqId: (req) => (req as IncomingMessage & { id?: string }).id ?? requestIdOf(req),
       customAttributeKeys: { reqId: 'requestId' },
-      // the id of the request being served, on every line written while it runs (bindRequestLogContext)
-      mixin: requestIdMixin,
       redact: ['req.headers.authorization', 'req.headers.cookie'],
       ...(o.format === 'pretty'
         ? {
@@ -75,30 +73,4 @@ export function loggingParams(o: LoggingOptions): Params {
         : {}),
     },
   };
-}
-
-/** The id of the request the current code serves: only the id, nothing else per request. */
-const currentRequestId = new AsyncLocalStorage<string>();
-
-/**
- * pino calls it for every line it writes (below the level, none): `requestId` inside a request, nothing
- * outside. A new object each time: pino merges the line's own fields into what the mixin returns.
- */
-function requestIdMixin(): object {
-  const requestId = currentRequestId.getStore();
-  return requestId === undefined ? {} : { requestId };
-}
-
-/**
- * Every line logged while a request runs carries `requestId` (and `app`): a Fastify preHandler hook runs
- * the rest of the request with its id in an AsyncLocalStorage, which pino's `mixin` reads per line.
- * preHandler, not a middleware, because it runs after the body is read, so the context survives to the
- * handler for POSTs too. Not nestjs-pino's runInContext: that makes a pino child logger per request
- * (bindings serialised, a Store object), a cost paid by every request whether it logs or not; the mixin
- * costs only on lines actually written, and the service writes none on a successful hold at `warn`.
- */
-export function bindRequestLogContext(fastify: FastifyInstance): void {
-  fastify.addHook('preHandler', (req, _reply, done) => {
-    currentRequestId.run(req.id, done);
-  });
 }

@@ -5,7 +5,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '@app/config';
 import { Logger } from 'nestjs-pino';
-import { bindRequestLogContext, recordHttpMetrics, requestIdOf } from '@app/observability';
+import { recordHttpMetrics, requestIdOf } from '@app/observability';
 import { AppModule } from '../app.module';
 import { ErrorEnvelopeFilter, sendErrorEnvelope } from '../common/error-envelope.filter';
 import { installJsonBodyParser } from '../common/json-body';
@@ -67,7 +67,6 @@ export async function createSeatApi(moduleRef?: SeatApiModuleRef): Promise<NestF
   });
   app.useLogger(app.get(Logger));
   app.flushLogs();
-  bindRequestLogContext(adapter.getInstance());
   enableGracefulShutdown(app, config.http.shutdownDrainMs);
   enableBrowserSecurity(app, config.http.corsOrigins);
   app.useGlobalFilters(new ErrorEnvelopeFilter());

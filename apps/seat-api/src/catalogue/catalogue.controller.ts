@@ -1,7 +1,8 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Logger, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/api-errors.decorator';
 import { ErrorCode } from '../common/errors/error-code';
+import { RequestId } from '../common/request-id.decorator';
 import { Roles } from '../auth/auth.decorators';
 import { CatalogueService } from './catalogue.service';
 import { CreatedEventView } from './created-event.view';
@@ -12,6 +13,9 @@ import { CreateEventDto } from './dto/create-event.dto';
 @ApiBearerAuth()
 @Controller({ path: 'events', version: '1' })
 export class CatalogueController {
+  /** The lines that say what a request did, with its requestId (common/request-id.decorator.ts says why here). */
+  private readonly logger = new Logger('Catalogue');
+
   constructor(private readonly catalogue: CatalogueService) {}
 
   @Post()
@@ -20,7 +24,9 @@ export class CatalogueController {
   @ApiOperation({ summary: 'Create an event with its seat layout (admin)' })
   @ApiResponse({ status: 201, type: CreatedEventView })
   @ApiErrors(ErrorCode.FORBIDDEN, ErrorCode.PAYLOAD_TOO_LARGE, ErrorCode.UNSUPPORTED_MEDIA_TYPE)
-  createEvent(@Body() dto: CreateEventDto): Promise<CreatedEventView> {
-    return this.catalogue.createEvent(dto);
+  async createEvent(@Body() dto: CreateEventDto, @RequestId() requestId: string): Promise<CreatedEventView> {
+    const created = await this.catalogue.createEvent(dto);
+    this.logger.log({ msg: 'event created', requestId, eventId: created.eventId, seats: created.seatCount });
+    return created;
   }
 }

@@ -89,7 +89,6 @@ export class CatalogueService implements OnApplicationBootstrap, OnModuleDestroy
         `event ${eventId}: registering in Redis failed (${(e as Error).message}); retried on first use`,
       );
     }
-    this.logger.log({ msg: 'event created', eventId, seats: seats.length });
     return { eventId, seatCount: seats.length };
   }
 

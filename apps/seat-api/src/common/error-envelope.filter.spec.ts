@@ -142,7 +142,9 @@ describe('ErrorEnvelopeFilter', () => {
       message: 'Internal error',
       requestId: 'req-1',
     });
-    expect(errors).toHaveBeenCalledWith(expect.stringContaining('[req-1]'));
+    expect(errors).toHaveBeenCalledWith(
+      expect.objectContaining({ requestId: 'req-1', error: expect.stringContaining('password=hunter2') }),
+    );
   });
 
   it.each([

@@ -37,17 +37,19 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
  */
 export function sendErrorEnvelope(exception: unknown, req: FastifyRequest, reply: FastifyReply): void {
   const { status, code, message, errors, headers } = describe(exception);
-  const line = `${req.method} ${req.url} -> ${status} ${code} [${req.id}]`;
+  // structured: `requestId` is a field an operator can search for (the id the client got)
+  const line = { msg: `${req.method} ${req.url} -> ${status} ${code}`, requestId: req.id };
   if (code === ErrorCode.INTERNAL) {
     // the only place the details go: the client gets the requestId to quote
-    logger.error(
-      `${line}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`,
-    );
+    logger.error({
+      ...line,
+      error: exception instanceof Error ? (exception.stack ?? exception.message) : String(exception),
+    });
   } else if (code === ErrorCode.BUSY) {
     // contention is the normal shape of a flash sale: counted by the lock metrics, not logged per request
     logger.debug(line);
   } else if (status >= 500) {
-    logger.warn(`${line}: ${exception instanceof Error ? exception.message : String(exception)}`);
+    logger.warn({ ...line, error: exception instanceof Error ? exception.message : String(exception) });
   }
   void reply
     .headers({ ...headers, 'x-request-id': req.id })

@@ -1,18 +1,21 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Logger, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthUser } from '../auth/auth-user';
 import { CurrentUser } from '../auth/auth.decorators';
 import { eventIdPipe as uuidPipe } from '../common/pipes/event-id.pipe';
 import { ApiErrors } from '../common/api-errors.decorator';
 import { ErrorCode } from '../common/errors/error-code';
+import { RequestId } from '../common/request-id.decorator';
+import { HoldIds } from '../hold-store';
 import { ConfirmHoldDto } from './dto/confirm-hold.dto';
 import { CreateHoldDto } from './dto/create-hold.dto';
 import { ExtendHoldDto } from './dto/extend-hold.dto';
 import { BookingView, HoldView } from './hold.view';
 import { RateLimited } from '../rate-limit/rate-limit.decorator';
 import { HoldsService } from './holds.service';
-import { Idempotent } from './idempotency/idempotent.decorator';
+import { ApiIdempotencyKey } from './idempotency/api-idempotency-key.decorator';
+import { IdempotentRequests } from './idempotency/idempotent-requests';
 
 /**
  * The refusals the extend and confirm routes both document, last in each list and in this order (the
@@ -32,12 +35,18 @@ const IDEMPOTENT_HOLD_WRITE_ERRORS = [
 @ApiBearerAuth()
 @Controller({ version: '1' })
 export class HoldsController {
-  constructor(private readonly holds: HoldsService) {}
+  /** The lines that say what a request did, with its requestId (common/request-id.decorator.ts says why here). */
+  private readonly logger = new Logger('Holds');
+
+  constructor(
+    private readonly holds: HoldsService,
+    private readonly idempotent: IdempotentRequests,
+  ) {}
 
   @Post('events/:eventId/holds')
   @RateLimited('holdCreate')
   @ApiOperation({ summary: 'Hold seats, all or none' })
-  @Idempotent()
+  @ApiIdempotencyKey()
   @ApiResponse({ status: 201, type: HoldView })
   @ApiErrors(
     ErrorCode.EVENT_NOT_FOUND,
@@ -58,8 +67,21 @@ export class HoldsController {
     @Param('eventId', uuidPipe) eventId: string,
     @Body() dto: CreateHoldDto,
     @CurrentUser() user: AuthUser,
-  ): Promise<HoldView> {
-    return this.holds.hold(user, eventId, dto.seatIds, dto.ttlSeconds);
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<unknown> {
+    return this.idempotent.run(req, reply, async () => {
+      const hold = await this.holds.hold(user, eventId, dto.seatIds, dto.ttlSeconds);
+      this.logger.log({
+        msg: 'hold created',
+        requestId: req.id,
+        holdId: hold.holdId,
+        eventId,
+        userId: user.id,
+        seats: hold.seatIds.length,
+      });
+      return hold;
+    });
   }
 
   @Get('holds/:holdId')
@@ -72,7 +94,7 @@ export class HoldsController {
 
   @Post('holds/:holdId/extend')
   @HttpCode(200)
-  @Idempotent()
+  @ApiIdempotencyKey()
   @ApiOperation({ summary: 'New expiry = now + ttlSeconds (within the lifetime and extension caps)' })
   @ApiResponse({ status: 200, type: HoldView })
   @ApiErrors(
@@ -84,8 +106,25 @@ export class HoldsController {
     ErrorCode.EXTENSION_LIMIT_REACHED,
     ...IDEMPOTENT_HOLD_WRITE_ERRORS,
   )
-  extendHold(@Param('holdId') holdId: string, @Body() dto: ExtendHoldDto, @CurrentUser() user: AuthUser) {
-    return this.holds.extend(user, holdId, dto.ttlSeconds);
+  extendHold(
+    @Param('holdId') holdId: string,
+    @Body() dto: ExtendHoldDto,
+    @CurrentUser() user: AuthUser,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<unknown> {
+    return this.idempotent.run(req, reply, async () => {
+      const hold = await this.holds.extend(user, holdId, dto.ttlSeconds);
+      this.logger.log({
+        msg: 'hold extended',
+        requestId: req.id,
+        holdId,
+        eventId: hold.eventId,
+        userId: user.id,
+        expiresAt: hold.expiresAt,
+      });
+      return hold;
+    });
   }
 
   @Delete('holds/:holdId')
@@ -100,12 +139,19 @@ export class HoldsController {
     ErrorCode.BOOKING_UNAVAILABLE,
     ErrorCode.REPLICAS_UNAVAILABLE,
   )
-  async releaseHold(@Param('holdId') holdId: string, @CurrentUser() user: AuthUser): Promise<void> {
-    await this.holds.release(user, holdId);
+  async releaseHold(
+    @Param('holdId') holdId: string,
+    @CurrentUser() user: AuthUser,
+    @RequestId() requestId: string,
+  ): Promise<void> {
+    if (await this.holds.release(user, holdId)) {
+      const eventId = HoldIds.parse(holdId)?.eventId;
+      this.logger.log({ msg: 'hold released', requestId, holdId, eventId, userId: user.id });
+    }
   }
 
   @Post('holds/:holdId/confirm')
-  @Idempotent()
+  @ApiIdempotencyKey()
   @ApiOperation({ summary: 'Book the held seats; the same orderId again replays the booking' })
   @ApiResponse({ status: 201, type: BookingView })
   @ApiResponse({ status: 200, type: BookingView, description: 'replay of an earlier confirm' })
@@ -118,14 +164,21 @@ export class HoldsController {
     ErrorCode.IDEMPOTENCY_IN_PROGRESS,
     ...IDEMPOTENT_HOLD_WRITE_ERRORS,
   )
-  async confirmHold(
+  confirmHold(
     @Param('holdId') holdId: string,
     @Body() dto: ConfirmHoldDto,
     @CurrentUser() user: AuthUser,
+    @Req() req: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<BookingView> {
-    const { created, booking } = await this.holds.confirm(user, holdId, dto.orderId);
-    void reply.status(created ? 201 : 200);
-    return booking;
+  ): Promise<unknown> {
+    return this.idempotent.run(req, reply, async () => {
+      const { created, booking } = await this.holds.confirm(user, holdId, dto.orderId);
+      void reply.status(created ? 201 : 200);
+      if (created) {
+        const { eventId, orderId } = booking;
+        this.logger.log({ msg: 'hold confirmed', requestId: req.id, holdId, eventId, orderId });
+      }
+      return booking;
+    });
   }
 }

@@ -4,7 +4,7 @@ import { ConfirmHoldUseCase } from './confirm/confirm-hold.use-case';
 import { ConfirmModule } from './confirm/confirm.module';
 import { HoldsController } from './holds.controller';
 import { HoldsService } from './holds.service';
-import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { IdempotentRequests } from './idempotency/idempotent-requests';
 import { IdempotencyService } from './idempotency/idempotency.service';
 import { SeatDemand } from './seat-demand';
 import { SeatLockSettings } from './seat-lock';
@@ -19,7 +19,7 @@ import { HoldStoreModule } from '../hold-store';
     SeatLockSettings,
     SeatDemand,
     IdempotencyService,
-    IdempotencyInterceptor,
+    IdempotentRequests,
   ],
   exports: [ConfirmModule],
 })

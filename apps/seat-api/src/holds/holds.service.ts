@@ -70,13 +70,6 @@ export class HoldsService implements HoldSeatLockHost {
       const hold = await this.createHold(user, eventId, seatIds, ttlSeconds);
       this.demand.record(eventId, false);
       holdsCreated.inc();
-      this.logger.log({
-        msg: 'hold created',
-        holdId: hold.holdId,
-        eventId,
-        userId: user.id,
-        seats: seatIds.length,
-      });
       return HoldView.of(hold);
     } catch (e) {
       const error = lockLostAsBusy(e);
@@ -177,13 +170,6 @@ export class HoldsService implements HoldSeatLockHost {
     );
     holdChanges.inc({ action: 'extend', outcome: r.ok ? 'ok' : r.error });
     if (r.ok) {
-      this.logger.log({
-        msg: 'hold extended',
-        holdId,
-        eventId: hold.eventId,
-        userId: user.id,
-        expiresAt: new Date(r.hold.expireAtMs).toISOString(),
-      });
       return HoldView.of(r.hold);
     }
     switch (r.error) {
@@ -202,20 +188,20 @@ export class HoldsService implements HoldSeatLockHost {
     }
   }
 
-  async release(user: AuthUser, holdId: string): Promise<void> {
+  /** True when this call released the seats, false when the hold had already ended. */
+  async release(user: AuthUser, holdId: string): Promise<boolean> {
     const hold = await this.ownHold(user, holdId);
     if (hold.status === 'RELEASED' || hold.status === 'EXPIRED') {
       // already over: nothing to lock; still let the store settle an unswept expiry (records its events)
       if (hold.status === 'EXPIRED') {
         await this.store.releaseHold({ holdId, userId: user.id, fencingToken: 0 });
       }
-      return;
+      return false;
     }
     const r = await busyIfLockLost(() => this.lockedRelease(hold.eventId, hold.seatIds, holdId, user.id));
     holdChanges.inc({ action: 'release', outcome: r.ok ? 'ok' : r.error });
     if (r.ok) {
-      this.logger.log({ msg: 'hold released', holdId, eventId: hold.eventId, userId: user.id });
-      return;
+      return true;
     }
     switch (r.error) {
       case 'HOLD_NOT_FOUND':

@@ -165,7 +165,6 @@ export class ConfirmHoldUseCase implements SeatLockHost {
   ): Promise<ConfirmResult> {
     if (booked.ok) {
       await this.finishQuietly(booked.booking);
-      this.logger.log({ msg: 'hold confirmed', holdId: attempt.holdId, eventId: attempt.eventId, orderId });
       return { created: true, booking: toBookingView(booked.booking) };
     }
     switch (booked.reason) {
