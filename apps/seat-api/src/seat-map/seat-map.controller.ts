@@ -12,6 +12,17 @@ import { badLastEventId } from './seat-map-errors';
 import { SeatMapService } from './seat-map.service';
 import { SeatMapView } from './seat-map.view';
 
+/** A Vary header value with `field` added (once) to what an earlier hook set. */
+function withVary(current: string | number | string[] | undefined, field: string): string {
+  const fields = (Array.isArray(current) ? current.join(',') : String(current ?? ''))
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean);
+  return fields.some((f) => f === '*' || f.toLowerCase() === field.toLowerCase())
+    ? fields.join(', ')
+    : [...fields, field].join(', ');
+}
+
 /**
  * The seat map, public: it shows each seat AVAILABLE, HELD or BOOKED and never who holds it, and a
  * browser's EventSource cannot send an Authorization header anyway. Callers are rate limited per user
@@ -31,9 +42,14 @@ export class SeatMapController {
   @ApiOperation({
     summary: 'Seat map: every seat AVAILABLE, HELD or BOOKED (never who holds it), with counts',
     description:
-      'ETag is the map version (weak); send it back as If-None-Match to get 304 while nothing changed.',
+      'ETag is the map version (weak); send it back as If-None-Match to get 304 while nothing changed. ' +
+      'The whole map is sent compressed (Content-Encoding br, else gzip) to a client whose ' +
+      'Accept-Encoding allows it, once this version has been compressed (once per version, shared by ' +
+      'all readers; a read that comes while another version is being compressed gets it uncompressed); ' +
+      '?section= answers are not compressed. Vary: Accept-Encoding.',
   })
   @ApiHeader({ name: 'If-None-Match', required: false })
+  @ApiHeader({ name: 'Accept-Encoding', required: false, description: 'br and gzip are offered' })
   @ApiResponse({ status: 200, type: SeatMapView })
   @ApiResponse({ status: 304, description: 'the map is as the ETag you sent' })
   @ApiPublicErrors(
@@ -46,16 +62,29 @@ export class SeatMapController {
     @Param('eventId', eventIdPipe) eventId: string,
     @Query() { section }: SeatMapQuery,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Headers('accept-encoding') acceptEncoding: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Buffer | undefined> {
-    const { etag, body } = await this.seatMap.seatMap(eventId, section, ifNoneMatch);
-    // no-cache: a browser may keep the map but asks again each time (cheap: 304 while unchanged)
+    const { etag, body, encoding } = await this.seatMap.seatMap(
+      eventId,
+      section,
+      ifNoneMatch,
+      acceptEncoding,
+    );
+    // no-cache: a browser may keep the map but asks again each time (cheap: 304 while unchanged). The
+    // ETag is weak, so one value serves every coding of a version (weak validators name equivalent
+    // representations): a client that cached the gzip body revalidates it as it would the identity one.
     void reply.header('etag', etag).header('cache-control', 'no-cache');
+    // on 304 too (RFC 9110 15.4.5: the headers a 200 would carry); added to, not replacing, CORS's Origin
+    void reply.header('vary', withVary(reply.getHeader('vary'), 'Accept-Encoding'));
     if (body === undefined) {
       void reply.status(304);
       return undefined;
     }
     void reply.header('content-type', 'application/json; charset=utf-8');
+    if (encoding) {
+      void reply.header('content-encoding', encoding);
+    }
     return body;
   }
 

@@ -1,4 +1,4 @@
-import { counter, gauge } from '@app/observability';
+import { counter, gauge, histogram } from '@app/observability';
 
 /** The snapshots' memory is on /metrics as memory_cache_{bytes,entries,evictions_total}{cache="seat_map"}. */
 export const refreshes = counter(
@@ -21,4 +21,20 @@ export const openStreams = gauge('seat_map_open_streams', 'Seat-map event stream
 export const refusedStreams = counter(
   'seat_map_refused_streams_total',
   'Streams refused with 503 because SEAT_MAP_MAX_STREAMS were open',
+);
+export const compressions = counter(
+  'seat_map_compressions_total',
+  'Whole seat maps compressed (once per version and coding at most): kept with the snapshot, stale (the ' +
+    'version changed meanwhile: sent to the reads that waited, not kept) or failed',
+  ['encoding', 'outcome'],
+);
+export const mapBodies = counter(
+  'seat_map_bodies_total',
+  'Seat-map 200 answers by content coding (identity also when no compressed body was ready or coming)',
+  ['encoding'],
+);
+export const compressionSeconds = histogram(
+  'seat_map_compression_seconds',
+  'Time from the start of a whole-map compression to its result (thread pool queue included)',
+  ['encoding'],
 );

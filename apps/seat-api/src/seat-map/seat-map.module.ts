@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CatalogueModule } from '../catalogue/catalogue.module';
 import { HoldStoreModule } from '../hold-store';
+import { SeatMapCompression } from './encoding/map-compression';
 import { SeatMapStreams } from './live/seat-map-streams';
 import { SeatMapController } from './seat-map.controller';
 import { SeatMapService } from './seat-map.service';
@@ -14,6 +15,6 @@ import { SeatMapSnapshots } from './seat-map.snapshots';
 @Module({
   imports: [CatalogueModule, HoldStoreModule],
   controllers: [SeatMapController],
-  providers: [SeatMapSnapshots, SeatMapService, SeatMapStreams],
+  providers: [SeatMapSnapshots, SeatMapCompression, SeatMapService, SeatMapStreams],
 })
 export class SeatMapModule {}

@@ -1,5 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { preferredEncoding, MapEncoding } from './encoding/accept-encoding';
+import { SeatMapCompression } from './encoding/map-compression';
 import { sectionNotFound } from './seat-map-errors';
+import { mapBodies } from './seat-map.metrics';
 import { SeatMapSnapshots } from './seat-map.snapshots';
 import { renderSeatMap } from './snapshot/seat-map-render';
 
@@ -12,21 +15,38 @@ export function etagMatches(ifNoneMatch: string | undefined, etag: string): bool
   return ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((tag) => bare(tag) === bare(etag));
 }
 
+/** What GET sends: the ETag, and unless the client's copy is current, the body in `encoding` (none: identity). */
+export interface SeatMapAnswer {
+  etag: string;
+  body?: Buffer;
+  encoding?: MapEncoding;
+}
+
 /**
  * The seat map as GET answers it, from this instance's snapshot of the event: one small change-log read
  * per request (shared by concurrent ones), counts kept rather than counted, the body rendered once per
- * version, and nothing at all to send when the client's copy is current.
+ * version (and compressed at most once per version and coding: encoding/map-compression.ts), and
+ * nothing at all to send when the client's copy is current.
  */
 @Injectable()
 export class SeatMapService {
-  constructor(private readonly snapshots: SeatMapSnapshots) {}
+  constructor(
+    private readonly snapshots: SeatMapSnapshots,
+    private readonly compression: SeatMapCompression,
+  ) {}
 
-  /** The current ETag and, unless `ifNoneMatch` names it, the SeatMapView JSON (encoded). */
+  /**
+   * The current ETag and, unless `ifNoneMatch` names it, the SeatMapView JSON (encoded), compressed when
+   * `acceptEncoding` allows and a compressed body of this version is kept or being made. A ?section=
+   * body is rendered per request and sent as it is: compressing it per request would cost more than it
+   * saves (a section is at most a part of the map, which is what large clients read).
+   */
   async seatMap(
     eventId: string,
     section?: string,
     ifNoneMatch?: string,
-  ): Promise<{ etag: string; body?: Buffer }> {
+    acceptEncoding?: string,
+  ): Promise<SeatMapAnswer> {
     const sync = await this.snapshots.syncOf(eventId);
     await sync.refresh();
     const snap = sync.snapshot;
@@ -40,6 +60,16 @@ export class SeatMapService {
     }
     const body = renderSeatMap(snap, sectionNo);
     this.snapshots.account(sync);
-    return { etag, body };
+    const encoding = sectionNo === undefined ? preferredEncoding(acceptEncoding) : undefined;
+    const encoded =
+      encoding &&
+      // kept with `snap`: its size grew (a rebuild since replaced it: nothing to account then)
+      (await this.compression.encoded(snap, body, encoding, () => {
+        if (sync.snapshot === snap) {
+          this.snapshots.account(sync);
+        }
+      }));
+    mapBodies.inc({ encoding: encoded ? encoding : 'identity' });
+    return encoded ? { etag, body: encoded, encoding } : { etag, body };
   }
 }

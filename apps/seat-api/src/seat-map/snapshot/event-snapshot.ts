@@ -45,6 +45,8 @@ export class EventSnapshot {
   /** Rendered bodies of this version (see seat-map-render.ts), dropped on any change. */
   private rendered = new Map<string, Buffer>();
   private renderedBytes = 0;
+  /** Counts the changes that dropped the rendered bodies: a body made off the event loop keeps its start's. */
+  private generation = 0;
 
   constructor(
     readonly eventId: string,
@@ -162,6 +164,29 @@ export class EventSnapshot {
     return body;
   }
 
+  /** A body kept for the current representation, if one was made. */
+  renderedBody(key: string): Buffer | undefined {
+    return this.rendered.get(key);
+  }
+
+  /** Identifies the current representation's bodies: it changes whenever they are dropped. */
+  get renderGeneration(): number {
+    return this.generation;
+  }
+
+  /**
+   * Keeps a body made asynchronously (a compressed map) from the representation of `generation`; false,
+   * and nothing kept, when the snapshot changed since: the body would describe a version that is gone.
+   */
+  keepRendered(key: string, body: Buffer, generation: number): boolean {
+    if (generation !== this.generation || this.rendered.has(key)) {
+      return false;
+    }
+    this.rendered.set(key, body);
+    this.renderedBytes += body.length;
+    return true;
+  }
+
   get bytes(): number {
     const perSeat = this.raw.length * (1 + 8 + 1);
     return (
@@ -231,6 +256,7 @@ export class EventSnapshot {
   }
 
   private dropRendered(): void {
+    this.generation++;
     if (this.rendered.size > 0) {
       this.rendered = new Map();
       this.renderedBytes = 0;

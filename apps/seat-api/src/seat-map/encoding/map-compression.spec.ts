@@ -1,0 +1,99 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { CatalogueSeat } from '../../catalogue/seat-cache';
+import { renderSeatMap } from '../snapshot/seat-map-render';
+import { EventSnapshot } from '../snapshot/event-snapshot';
+import { SeatLayout } from '../snapshot/seat-layout';
+import { MIN_COMPRESS_BYTES, SeatMapCompression } from './map-compression';
+
+/** A real snapshot of `size` seats at version 1, all free. */
+function snapshotOf(size: number, eventId = 'e1'): EventSnapshot {
+  const seats = new Map<string, CatalogueSeat>();
+  for (let i = 0; i < size; i++) {
+    const seatId = `S-R${Math.floor(i / 100) + 1}-${(i % 100) + 1}`;
+    seats.set(seatId, {
+      seatId,
+      section: 'S',
+      row: `R${Math.floor(i / 100) + 1}`,
+      number: (i % 100) + 1,
+      category: 'standard',
+    });
+  }
+  const snap = new EventSnapshot(eventId, new SeatLayout(seats));
+  snap.finishBuild(1, Date.now());
+  return snap;
+}
+
+/** The next version: one seat held for an hour. */
+function change(snap: EventSnapshot, version: number): void {
+  snap.apply([{ version, seats: ['S-R1-1', `H${Date.now() + 3_600_000}`] }], Date.now());
+}
+
+describe('SeatMapCompression', () => {
+  it('keeps one body per representation and coding, shared by the reads that came while it was made', async () => {
+    const compression = new SeatMapCompression();
+    const snap = snapshotOf(5000);
+    const identity = renderSeatMap(snap);
+    const bytesBefore = snap.bytes;
+    let kept = 0;
+    const reads = Array.from({ length: 5 }, () => compression.encoded(snap, identity, 'gzip', () => kept++));
+    const bodies = await Promise.all(reads.map((r) => Promise.resolve(r)));
+    expect(kept).toBe(1);
+    expect(new Set(bodies).size).toBe(1); // the very same Buffer
+    expect(gunzipSync(bodies[0]!).equals(identity)).toBe(true);
+    expect(snap.renderedBody('map.gzip')).toBe(bodies[0]);
+    expect(snap.bytes - bytesBefore).toBe(bodies[0]!.length); // counted in the snapshot's size
+    expect(compression.encoded(snap, identity, 'gzip', () => kept++)).toBe(bodies[0]); // ready: no wait
+    const br = await compression.encoded(snap, identity, 'br', () => kept++);
+    expect(brotliDecompressSync(br!).equals(identity)).toBe(true);
+    expect(kept).toBe(2);
+  });
+
+  it('answers identity (undefined) while another version is being compressed, and starts no second one', async () => {
+    const compression = new SeatMapCompression();
+    const snap = snapshotOf(5000);
+    const old = renderSeatMap(snap);
+    const kept: string[] = [];
+    const first = compression.encoded(snap, old, 'gzip', () => kept.push('old'));
+    change(snap, 2); // the map moves on while the old version is in the thread pool
+    const fresh = renderSeatMap(snap);
+    expect(compression.encoded(snap, fresh, 'gzip', () => kept.push('fresh'))).toBeUndefined();
+    expect(compression.encoded(snap, fresh, 'br', () => kept.push('fresh'))).toBeUndefined();
+    // the read that waited gets its own (old) representation; it is not kept for the new version
+    expect(gunzipSync((await first)!).equals(old)).toBe(true);
+    expect(snap.renderedBody('map.gzip')).toBeUndefined();
+    expect(kept).toEqual([]);
+    // nothing runs any more: the next read starts the current version's compression
+    const now = await compression.encoded(snap, fresh, 'gzip', () => kept.push('fresh'));
+    expect(gunzipSync(now!).equals(fresh)).toBe(true);
+    expect(kept).toEqual(['fresh']);
+  });
+
+  it('waits only for its own coding: a gzip read during a br compression gets identity', async () => {
+    const compression = new SeatMapCompression();
+    const snap = snapshotOf(5000);
+    const identity = renderSeatMap(snap);
+    const br = compression.encoded(snap, identity, 'br', () => undefined);
+    expect(compression.encoded(snap, identity, 'gzip', () => undefined)).toBeUndefined();
+    await br;
+  });
+
+  it('compresses per event: another event does not wait behind this one', async () => {
+    const compression = new SeatMapCompression();
+    const a = snapshotOf(5000, 'a');
+    const b = snapshotOf(5000, 'b');
+    const [ga, gb] = await Promise.all([
+      compression.encoded(a, renderSeatMap(a), 'gzip', () => undefined),
+      compression.encoded(b, renderSeatMap(b), 'gzip', () => undefined),
+    ]);
+    expect(ga).toBeInstanceOf(Buffer);
+    expect(gb).toBeInstanceOf(Buffer);
+  });
+
+  it('leaves small bodies as they are', () => {
+    const compression = new SeatMapCompression();
+    const snap = snapshotOf(3);
+    const identity = renderSeatMap(snap);
+    expect(identity.length).toBeLessThan(MIN_COMPRESS_BYTES);
+    expect(compression.encoded(snap, identity, 'gzip', () => undefined)).toBeUndefined();
+  });
+});
