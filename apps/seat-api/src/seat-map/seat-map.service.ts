@@ -49,6 +49,8 @@ export class SeatMapService {
   ): Promise<SeatMapAnswer> {
     const sync = await this.snapshots.syncOf(eventId);
     await sync.refresh();
+    const template = await sync.snapshot.layout.listTemplate('map', eventId);
+    // from here to the body, synchronous: the ETag and the body are of one version
     const snap = sync.snapshot;
     const sectionNo = section === undefined ? undefined : snap.layout.section(section);
     if (section !== undefined && sectionNo === undefined) {
@@ -58,7 +60,7 @@ export class SeatMapService {
     if (etagMatches(ifNoneMatch, etag)) {
       return { etag };
     }
-    const body = renderSeatMap(snap, sectionNo);
+    const body = renderSeatMap(snap, template, sectionNo);
     this.snapshots.account(sync);
     const encoding = sectionNo === undefined ? preferredEncoding(acceptEncoding) : undefined;
     const encoded =

@@ -23,6 +23,9 @@ function snapshotOf(size: number, eventId = 'e1'): EventSnapshot {
   return snap;
 }
 
+/** The map's seat-list template, so that bodies are made synchronously, as the service makes them. */
+const templateOf = (snap: EventSnapshot) => snap.layout.listTemplate('map', snap.eventId);
+
 /** The next version: one seat held for an hour. */
 function change(snap: EventSnapshot, version: number): void {
   snap.apply([{ version, seats: ['S-R1-1', `H${Date.now() + 3_600_000}`] }], Date.now());
@@ -32,7 +35,8 @@ describe('SeatMapCompression', () => {
   it('keeps one body per representation and coding, shared by the reads that came while it was made', async () => {
     const compression = new SeatMapCompression();
     const snap = snapshotOf(5000);
-    const identity = renderSeatMap(snap);
+    const tpl = await templateOf(snap);
+    const identity = renderSeatMap(snap, tpl);
     const bytesBefore = snap.bytes;
     let kept = 0;
     const reads = Array.from({ length: 5 }, () => compression.encoded(snap, identity, 'gzip', () => kept++));
@@ -51,11 +55,12 @@ describe('SeatMapCompression', () => {
   it('answers identity (undefined) while another version is being compressed, and starts no second one', async () => {
     const compression = new SeatMapCompression();
     const snap = snapshotOf(5000);
-    const old = renderSeatMap(snap);
+    const tpl = await templateOf(snap);
+    const old = renderSeatMap(snap, tpl);
     const kept: string[] = [];
     const first = compression.encoded(snap, old, 'gzip', () => kept.push('old'));
     change(snap, 2); // the map moves on while the old version is in the thread pool
-    const fresh = renderSeatMap(snap);
+    const fresh = renderSeatMap(snap, tpl);
     expect(compression.encoded(snap, fresh, 'gzip', () => kept.push('fresh'))).toBeUndefined();
     expect(compression.encoded(snap, fresh, 'br', () => kept.push('fresh'))).toBeUndefined();
     // the read that waited gets its own (old) representation; it is not kept for the new version
@@ -71,7 +76,8 @@ describe('SeatMapCompression', () => {
   it('waits only for its own coding: a gzip read during a br compression gets identity', async () => {
     const compression = new SeatMapCompression();
     const snap = snapshotOf(5000);
-    const identity = renderSeatMap(snap);
+    const tpl = await templateOf(snap);
+    const identity = renderSeatMap(snap, tpl);
     const br = compression.encoded(snap, identity, 'br', () => undefined);
     expect(compression.encoded(snap, identity, 'gzip', () => undefined)).toBeUndefined();
     await br;
@@ -80,19 +86,22 @@ describe('SeatMapCompression', () => {
   it('compresses per event: another event does not wait behind this one', async () => {
     const compression = new SeatMapCompression();
     const a = snapshotOf(5000, 'a');
+    const tplA = await templateOf(a);
     const b = snapshotOf(5000, 'b');
+    const tplB = await templateOf(b);
     const [ga, gb] = await Promise.all([
-      compression.encoded(a, renderSeatMap(a), 'gzip', () => undefined),
-      compression.encoded(b, renderSeatMap(b), 'gzip', () => undefined),
+      compression.encoded(a, renderSeatMap(a, tplA), 'gzip', () => undefined),
+      compression.encoded(b, renderSeatMap(b, tplB), 'gzip', () => undefined),
     ]);
     expect(ga).toBeInstanceOf(Buffer);
     expect(gb).toBeInstanceOf(Buffer);
   });
 
-  it('leaves small bodies as they are', () => {
+  it('leaves small bodies as they are', async () => {
     const compression = new SeatMapCompression();
     const snap = snapshotOf(3);
-    const identity = renderSeatMap(snap);
+    const tpl = await templateOf(snap);
+    const identity = renderSeatMap(snap, tpl);
     expect(identity.length).toBeLessThan(MIN_COMPRESS_BYTES);
     expect(compression.encoded(snap, identity, 'gzip', () => undefined)).toBeUndefined();
   });

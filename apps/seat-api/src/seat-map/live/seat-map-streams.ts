@@ -43,9 +43,10 @@ export class SeatMapStreams implements OnModuleDestroy {
       const sync = await this.snapshots.syncOf(eventId);
       await sync.refresh();
       const resume = lastEventId === undefined ? null : await sync.changedSince(lastEventId);
+      const template = resume ? null : await sync.snapshot.layout.listTemplate('stream', eventId);
       // from here on synchronous
       const snap = sync.snapshot;
-      const first = resume ? changesEvent(snap, resume) : snapshotEvent(snap);
+      const first = resume ? changesEvent(snap, resume) : snapshotEvent(snap, template!);
       reply.hijack();
       reply.raw.writeHead(200, {
         ...(reply.getHeaders() as Record<string, string>),

@@ -3,8 +3,10 @@ import { ExpiryHeap } from './expiry-heap';
 import { RecentChanges } from './recent-changes';
 import { SeatLayout } from './seat-layout';
 
-export type SeatStatus = 'AVAILABLE' | 'HELD' | 'BOOKED';
-export const STATUS: readonly SeatStatus[] = ['AVAILABLE', 'HELD', 'BOOKED'];
+import { SeatStatus, STATUS } from './seat-status';
+
+export type { SeatStatus } from './seat-status';
+export { STATUS } from './seat-status';
 const AVAILABLE = 0;
 const HELD = 1;
 const BOOKED = 2;
@@ -115,6 +117,11 @@ export class EventSnapshot {
       this.dropRendered();
     }
     return touched;
+  }
+
+  /** What the map shows, by position (indexes into STATUS): read by the templates, never written. */
+  get shownStatuses(): Uint8Array {
+    return this.shown;
   }
 
   statusAt(position: number): SeatStatus {

@@ -1,4 +1,8 @@
 import { CatalogueSeat, estimateSeatsBytes, SeatsById } from '../../catalogue/seat-cache';
+import { SeatListTemplate } from './seat-list-template';
+
+/** The seat lists bodies are made of: GET's (each seat names its event) and the stream's first event's. */
+export type ListVariant = 'map' | 'stream';
 
 /**
  * An event's seats in the order the map lists them (the catalogue's), each known by its position, and
@@ -14,7 +18,9 @@ export class SeatLayout {
   /** Positions of each section, in map order. */
   readonly sectionSeats: Int32Array[] = [];
   private readonly sectionNumber = new Map<string, number>();
-  readonly bytes: number;
+  private readonly fixedBytes: number;
+  private readonly templates = new Map<ListVariant, Promise<SeatListTemplate>>();
+  private templateBytes = 0;
 
   constructor(seats: SeatsById) {
     this.seats = [...seats.values()];
@@ -35,7 +41,31 @@ export class SeatLayout {
     this.sectionSeats = members.map((m) => Int32Array.from(m));
     // the seat objects are the catalogue cache's (counted again here: that cache may drop them first),
     // plus per seat a position map entry (~48 B), an array slot, a section number and a section slot
-    this.bytes = estimateSeatsBytes(seats) + this.seats.length * (48 + 8 + 2 + 4);
+    this.fixedBytes = estimateSeatsBytes(seats) + this.seats.length * (48 + 8 + 2 + 4);
+  }
+
+  /** Estimated memory: the seats, the indexes, and the seat-list templates built so far. */
+  get bytes(): number {
+    return this.fixedBytes + this.templateBytes;
+  }
+
+  /**
+   * The variant's seat-list template (seat-list-template.ts), built on first use and kept for the
+   * layout's life: concurrent first callers share one build.
+   */
+  listTemplate(variant: ListVariant, eventId: string): Promise<SeatListTemplate> {
+    let template = this.templates.get(variant);
+    if (!template) {
+      const fields =
+        variant === 'map' ? (seat: CatalogueSeat) => ({ eventId, ...seat }) : (seat: CatalogueSeat) => seat;
+      template = SeatListTemplate.build(this.seats, this.sectionSeats, fields).then((built) => {
+        this.templateBytes += built.bytes;
+        return built;
+      });
+      template.catch(() => this.templates.delete(variant));
+      this.templates.set(variant, template);
+    }
+    return template;
   }
 
   get size(): number {

@@ -1,45 +1,48 @@
 import { EventSnapshot } from './event-snapshot';
+import { SeatListTemplate } from './seat-list-template';
 
 /**
  * The bodies made from a snapshot. The whole map of a large event is megabytes of JSON, so the bodies
  * every client of a version gets alike (the full GET, the stream's first event) are made once per
  * representation and kept with the snapshot, encoded, until its next change: a read then costs a write
- * of bytes that are ready.
+ * of bytes that are ready. Making one is a copy of the layout's seat-list template with the statuses
+ * written in (seat-list-template.ts); the caller awaits the template first, so that what follows the
+ * await (the ETag, the body) is one synchronous piece of one version.
  */
 
 /** GET /v1/events/{eventId}/seats: SeatMapView, optionally one section's seats and counts. */
-export function renderSeatMap(snap: EventSnapshot, section?: number): Buffer {
+export function renderSeatMap(snap: EventSnapshot, template: SeatListTemplate, section?: number): Buffer {
   const render = () => {
-    const { layout, eventId } = snap;
-    const positions = section === undefined ? null : layout.sectionSeats[section];
-    const count = positions ? positions.length : layout.size;
-    const seats = new Array<object>(count);
-    for (let i = 0; i < count; i++) {
-      const p = positions ? positions[i] : i;
-      seats[i] = { eventId, ...layout.seats[p], status: snap.statusAt(p) };
+    const { eventId } = snap;
+    if (section !== undefined && !template.hasSection(section)) {
+      return renderSectionByObjects(snap, section);
     }
-    return Buffer.from(
-      JSON.stringify({ eventId, version: snap.version, counts: snap.counts(section), seats }),
-    );
+    const head = JSON.stringify({ eventId, version: snap.version, counts: snap.counts(section) }).slice(0, -1);
+    return template.render(`${head},"seats":`, snap.shownStatuses, '}', section);
   };
   return section === undefined ? snap.rendering('map', render) : render();
 }
 
-/** The stream's `snapshot` event, whole (id and data). */
-export function snapshotEvent(snap: EventSnapshot): Buffer {
+/**
+ * A section whose seats are not consecutive in the layout (the catalogue lists seats section by section,
+ * so only a layout made otherwise has one): one object per seat, as every body was made before templates.
+ */
+function renderSectionByObjects(snap: EventSnapshot, section: number): Buffer {
+  const { layout, eventId } = snap;
+  const positions = layout.sectionSeats[section];
+  const seats = Array.from(positions, (p) => ({ eventId, ...layout.seats[p], status: snap.statusAt(p) }));
+  return Buffer.from(JSON.stringify({ eventId, version: snap.version, counts: snap.counts(section), seats }));
+}
+
+/** The stream's `snapshot` event, whole (id and data); `template` is the layout's 'stream' one. */
+export function snapshotEvent(snap: EventSnapshot, template: SeatListTemplate): Buffer {
   return snap.rendering('stream', () => {
-    const { layout } = snap;
-    const seats = new Array<object>(layout.size);
-    for (let p = 0; p < layout.size; p++) {
-      seats[p] = { ...layout.seats[p], status: snap.statusAt(p) };
-    }
-    const data = JSON.stringify({
-      eventId: snap.eventId,
-      version: snap.version,
-      counts: snap.counts(),
-      seats,
-    });
-    return Buffer.from(sseEvent('snapshot', snap.version, data));
+    const head = JSON.stringify({ eventId: snap.eventId, version: snap.version, counts: snap.counts() });
+    return template.render(
+      `event: snapshot\nid: ${snap.version}\ndata: ${head.slice(0, -1)},"seats":`,
+      snap.shownStatuses,
+      '}\n\n',
+    );
   });
 }
 
@@ -57,6 +60,6 @@ export function changesEvent(snap: EventSnapshot, positions: Iterable<number>): 
 }
 
 /** One Server-Sent Event; `data` is one line of JSON (JSON.stringify never writes a raw newline). */
-function sseEvent(event: 'snapshot' | 'changes', id: number, data: string): string {
+function sseEvent(event: 'changes', id: number, data: string): string {
   return `event: ${event}\nid: ${id}\ndata: ${data}\n\n`;
 }
