@@ -52,7 +52,7 @@ describe('SeatMapCompression', () => {
     expect(kept).toBe(2);
   });
 
-  it('answers identity (undefined) while another version is being compressed, and starts no second one', async () => {
+  it('makes a read of a newer version wait for the running compression, then compresses its own once', async () => {
     const compression = new SeatMapCompression();
     const snap = snapshotOf(5000);
     const tpl = await templateOf(snap);
@@ -61,26 +61,42 @@ describe('SeatMapCompression', () => {
     const first = compression.encoded(snap, old, 'gzip', () => kept.push('old'));
     change(snap, 2); // the map moves on while the old version is in the thread pool
     const fresh = renderSeatMap(snap, tpl);
-    expect(compression.encoded(snap, fresh, 'gzip', () => kept.push('fresh'))).toBeUndefined();
-    expect(compression.encoded(snap, fresh, 'br', () => kept.push('fresh'))).toBeUndefined();
-    // the read that waited gets its own (old) representation; it is not kept for the new version
+    // three reads of the new version: all wait, and share one compression of it (not identity, not three)
+    const waiting = [1, 2, 3].map(() => compression.encoded(snap, fresh, 'gzip', () => kept.push('fresh')));
+    expect(waiting.every((w) => typeof (w as Promise<unknown>)?.then === 'function')).toBe(true);
+    // the read that came first gets its own (old) representation; it is not kept for the new version
     expect(gunzipSync((await first)!).equals(old)).toBe(true);
-    expect(snap.renderedBody('map.gzip')).toBeUndefined();
-    expect(kept).toEqual([]);
-    // nothing runs any more: the next read starts the current version's compression
-    const now = await compression.encoded(snap, fresh, 'gzip', () => kept.push('fresh'));
-    expect(gunzipSync(now!).equals(fresh)).toBe(true);
+    const bodies = await Promise.all(waiting.map((w) => Promise.resolve(w)));
+    expect(new Set(bodies).size).toBe(1);
+    expect(gunzipSync(bodies[0]!).equals(fresh)).toBe(true);
     expect(kept).toEqual(['fresh']);
+    expect(snap.renderedBody('map.gzip')).toBe(bodies[0]);
   });
 
-  it('waits only for its own coding: a gzip read during a br compression gets identity', async () => {
+  it('sends identity after waiting out MAX_WAITS other compressions (a map changing faster than it compresses)', async () => {
+    const compression = new SeatMapCompression();
+    const snap = snapshotOf(5000);
+    const tpl = await templateOf(snap);
+    const reads: Promise<Buffer | undefined>[] = [];
+    // versions 1..6, one read each, all while the first compression runs: each later one queues behind more
+    for (let v = 2; v <= 7; v++) {
+      reads.push(Promise.resolve(compression.encoded(snap, renderSeatMap(snap, tpl), 'gzip', () => undefined)));
+      change(snap, v);
+    }
+    const bodies = await Promise.all(reads);
+    expect(bodies[0]).toBeInstanceOf(Buffer); // the first started it
+    expect(bodies.some((b) => b === undefined)).toBe(true); // someone gave up waiting: identity
+  });
+
+  it('waits for another coding of the same version, then makes its own', async () => {
     const compression = new SeatMapCompression();
     const snap = snapshotOf(5000);
     const tpl = await templateOf(snap);
     const identity = renderSeatMap(snap, tpl);
     const br = compression.encoded(snap, identity, 'br', () => undefined);
-    expect(compression.encoded(snap, identity, 'gzip', () => undefined)).toBeUndefined();
-    await br;
+    const gzip = await compression.encoded(snap, identity, 'gzip', () => undefined);
+    expect(gunzipSync(gzip!).equals(identity)).toBe(true);
+    expect(brotliDecompressSync((await br)!).equals(identity)).toBe(true);
   });
 
   it('compresses per event: another event does not wait behind this one', async () => {
