@@ -82,6 +82,28 @@ it('refuses a key reused for another body (422) and a malformed key (400), chang
   expect(await holdsOf('S-A-4')).toBe('AVAILABLE');
 });
 
+it('keeps nothing under a key whose request was malformed (400): the key then carries the corrected request', async () => {
+  const k = key();
+  // refused by validation before the handler, and by the service (ttl out of range) inside it
+  const badBody = await api.call('POST', `/v1/events/${eventId}/holds`, {
+    token: alice,
+    body: { seatIds: 'S-A-5' },
+    headers: k,
+  });
+  expect(badBody.status).toBe(400);
+  const badTtl = await api.call('POST', `/v1/events/${eventId}/holds`, {
+    token: alice,
+    body: { seatIds: ['S-A-5'], ttlSeconds: 1_000_000 },
+    headers: k,
+  });
+  expect(badTtl.status).toBe(400);
+  expect(badTtl.headers.get('idempotent-replayed')).toBeNull();
+  const fixed = await hold(alice, ['S-A-5'], k);
+  expect(fixed.status).toBe(201);
+  expect(fixed.headers.get('idempotent-replayed')).toBeNull();
+  expect((await hold(alice, ['S-A-5'], k)).body.holdId).toBe(fixed.body.holdId); // now it replays
+});
+
 describe('a seat whose lock is taken', () => {
   // held by another instance: a holder in the service's own process is waited for (up to one lease)
   const anotherInstance = () =>

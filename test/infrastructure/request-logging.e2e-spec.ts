@@ -1,6 +1,6 @@
 /**
- * Logs and request ids as an operator reads them, from the real process's stdout: JSON lines, every line
- * written while a request runs carries that request's id, structured fields instead of interpolated text,
+ * Logs and request ids as an operator reads them, from the real process's stdout: JSON lines, the lines
+ * that say what a request did carry that request's id, structured fields instead of interpolated text,
  * and a client's x-request-id is taken only when it is a sane token.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -53,7 +53,7 @@ function logLines(): Record<string, unknown>[] {
 }
 
 describe('request ids and logs', () => {
-  it('tag every line of a request with its id, as structured fields', async () => {
+  it('tag the lines that say what a request did with its id, as structured fields', async () => {
     const admin = { authorization: `Bearer ${await token('log-admin', ['admin'])}` };
     const created = await post(
       '/v1/events',

@@ -69,7 +69,7 @@ export class HoldsController {
     @CurrentUser() user: AuthUser,
     @Req() req: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<unknown> {
+  ): Promise<HoldView> {
     return this.idempotent.run(req, reply, async () => {
       const hold = await this.holds.hold(user, eventId, dto.seatIds, dto.ttlSeconds);
       this.logger.log({
@@ -112,7 +112,7 @@ export class HoldsController {
     @CurrentUser() user: AuthUser,
     @Req() req: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<unknown> {
+  ): Promise<HoldView> {
     return this.idempotent.run(req, reply, async () => {
       const hold = await this.holds.extend(user, holdId, dto.ttlSeconds);
       this.logger.log({
@@ -170,7 +170,7 @@ export class HoldsController {
     @CurrentUser() user: AuthUser,
     @Req() req: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<unknown> {
+  ): Promise<BookingView> {
     return this.idempotent.run(req, reply, async () => {
       const { created, booking } = await this.holds.confirm(user, holdId, dto.orderId);
       void reply.status(created ? 201 : 200);

@@ -61,14 +61,15 @@ export class SeatMapService {
       return { etag };
     }
     const body = renderSeatMap(snap, template, sectionNo);
-    this.snapshots.account(sync);
+    this.snapshots.accountIfCurrent(sync); // its size grew by the body (and the template, if just built)
     const encoding = sectionNo === undefined ? preferredEncoding(acceptEncoding) : undefined;
     const encoded =
       encoding &&
-      // kept with `snap`: its size grew (a rebuild since replaced it: nothing to account then)
+      // kept with `snap`: its size grew (a rebuild since replaced it, or the event left the cache and
+      // came back as another keeper: nothing to account then)
       (await this.compression.encoded(snap, body, encoding, () => {
         if (sync.snapshot === snap) {
-          this.snapshots.account(sync);
+          this.snapshots.accountIfCurrent(sync);
         }
       }));
     mapBodies.inc({ encoding: encoded ? encoding : 'identity' });

@@ -51,6 +51,17 @@ export class SeatMapSnapshots implements OnModuleDestroy {
     this.lru.set(sync.eventId, sync, sync.snapshot.bytes);
   }
 
+  /**
+   * `account`, unless the event's keeper was replaced meanwhile (evicted and built again while a body
+   * was being compressed): putting the old one back would keep two snapshots of one event.
+   */
+  accountIfCurrent(sync: SnapshotSync): void {
+    const current = this.lru.get(sync.eventId) ?? this.pinned.get(sync.eventId);
+    if (current === sync) {
+      this.account(sync);
+    }
+  }
+
   pin(sync: SnapshotSync): void {
     this.pinned.set(sync.eventId, sync);
   }

@@ -22,8 +22,9 @@ function canonical(value: unknown): string {
  * per user for 24 h: the same key with the same request (route, path parameters, body) replays the first
  * answer (header `idempotent-replayed: true`); the same key with another request is 422
  * IDEMPOTENCY_KEY_REUSED; a duplicate while the first still runs is 409 IDEMPOTENCY_IN_PROGRESS. A refusal
- * (4xx) is the first answer and is replayed like a success; a 5xx (busy, a dependency down) says nothing
- * about the request, so the key is freed for a retry. Without the header the work runs as it would anyway.
+ * (4xx but 400) is the first answer and is replayed like a success; a 400 (malformed input) and a 5xx
+ * (busy, a dependency down) say nothing about what became of the request, so the key is not kept. Without
+ * the header the work runs as it would anyway.
  *
  * A call the handler makes, not a Nest interceptor: an interceptor wraps every request of its routes in
  * rxjs observables and an AsyncResource, with or without the header (about 4 % of the service's CPU per
@@ -44,7 +45,7 @@ export class IdempotentRequests {
     req: FastifyRequest & { user?: AuthUser },
     reply: FastifyReply,
     work: () => Promise<T>,
-  ): Promise<unknown> {
+  ): Promise<T> {
     const key = req.headers['idempotency-key'];
     if (key === undefined || !req.user) {
       return work();
@@ -73,9 +74,13 @@ export class IdempotentRequests {
       case 'DONE':
         void reply.status(claim.status).header('idempotent-replayed', 'true');
         // a replayed refusal names this request, like every error the service sends
-        return claim.status >= 400 && claim.body && typeof claim.body === 'object'
-          ? { ...claim.body, requestId: req.id }
-          : claim.body;
+        // typed as the route's answer: it is the stored JSON of this route's first answer (its body, or a
+        // refusal's envelope, sent with the stored status)
+        return (
+          claim.status >= 400 && claim.body && typeof claim.body === 'object'
+            ? { ...claim.body, requestId: req.id }
+            : claim.body
+        ) as T;
       case 'NEW':
         break;
     }
@@ -105,7 +110,9 @@ export class IdempotentRequests {
 
   private async settleFailure(userId: string, key: string, fingerprint: string, e: unknown): Promise<void> {
     const status = e instanceof DomainError ? httpStatusOf(e.code) : 500;
-    if (e instanceof DomainError && status < 500) {
+    // a 400 says the request was malformed, not what became of it (as the validation pipes' 400s, which
+    // come before the handler and so before any key is claimed): freed like a 5xx
+    if (e instanceof DomainError && status < 500 && status !== 400) {
       await this.idempotency.complete(userId, key, fingerprint, status, {
         statusCode: status,
         code: e.code,
