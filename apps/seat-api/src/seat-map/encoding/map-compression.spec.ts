@@ -80,7 +80,9 @@ describe('SeatMapCompression', () => {
     const reads: Promise<Buffer | undefined>[] = [];
     // versions 1..6, one read each, all while the first compression runs: each later one queues behind more
     for (let v = 2; v <= 7; v++) {
-      reads.push(Promise.resolve(compression.encoded(snap, renderSeatMap(snap, tpl), 'gzip', () => undefined)));
+      reads.push(
+        Promise.resolve(compression.encoded(snap, renderSeatMap(snap, tpl), 'gzip', () => undefined)),
+      );
       change(snap, v);
     }
     const bodies = await Promise.all(reads);

@@ -17,7 +17,10 @@ export function renderSeatMap(snap: EventSnapshot, template: SeatListTemplate, s
     if (section !== undefined && !template.hasSection(section)) {
       return renderSectionByObjects(snap, section);
     }
-    const head = JSON.stringify({ eventId, version: snap.version, counts: snap.counts(section) }).slice(0, -1);
+    const head = JSON.stringify({ eventId, version: snap.version, counts: snap.counts(section) }).slice(
+      0,
+      -1,
+    );
     return template.render(`${head},"seats":`, snap.shownStatuses, '}', section);
   };
   return section === undefined ? snap.rendering('map', render) : render();
