@@ -235,6 +235,25 @@ const diffMetrics = (a: Record<string, number>, b: Record<string, number>) =>
       .filter(([, v]) => v > 0),
   );
 
+/** The columns rowCells fills: the open-loop rows also have p90 and max. */
+function headerOf(open: boolean): string[] {
+  return [
+    'run',
+    'holds/s',
+    'p50 ms',
+    ...(open ? ['p90 ms'] : []),
+    'p99 ms',
+    ...(open ? ['max ms'] : []),
+    'p99 / no-reader p99',
+    'map reads',
+    'map answers',
+    'service CPU',
+    'readers CPU',
+    'Redis busy',
+    'statuses',
+  ];
+}
+
 function rowCells(r: Row, base: number, open: boolean): (string | number)[] {
   const l = r.result.latencyMs;
   const perSecond = (ms: number | undefined) =>
@@ -597,21 +616,7 @@ async function main(): Promise<void> {
       `${rate} holds/s = ${Math.round(RATE_SHARE * 100)} % of the ${Math.round(capacity)} holds/s the closed loop below reached without readers in this run, for ${OPEN_SECONDS} s per run (bench/seat-map/open-loop.ts: each request is due at a fixed time and its latency counts from then, so a queue in the service shows). The ratio's base is the better of the two no-reader runs.`,
       '',
       table(
-        [
-          'run',
-          'holds/s',
-          'p50 ms',
-          'p90 ms',
-          'p99 ms',
-          'max ms',
-          'p99 / no-reader p99',
-          'map reads',
-          'map answers',
-          'service CPU',
-          'readers CPU',
-          'Redis busy',
-          'statuses',
-        ],
+        headerOf(true),
         open.map((r) => rowCells(r, openBase, true)),
       ),
       '',
@@ -624,19 +629,7 @@ async function main(): Promise<void> {
       `The service's CPU is the bottleneck here, so any work by anyone (readers, Redis, the other processes on the machine) moves these figures; kept to show throughput, not as the latency claim. Runs after a warm-up run; the ratio's base is the better of the two no-reader runs.`,
       '',
       table(
-        [
-          'run',
-          'holds/s',
-          'p50 ms',
-          'p99 ms',
-          'p99 / no-reader p99',
-          'map reads',
-          'map answers',
-          'service CPU',
-          'readers CPU',
-          'Redis busy',
-          'statuses',
-        ],
+        headerOf(false),
         closed.map((r) => rowCells(r, closedBase, false)),
       ),
       '',

@@ -45,7 +45,8 @@ export class SeatMapController {
       'ETag is the map version (weak); send it back as If-None-Match to get 304 while nothing changed. ' +
       'The whole map is sent compressed (Content-Encoding br, else gzip) to a client whose ' +
       'Accept-Encoding allows it, once this version has been compressed (once per version, shared by ' +
-      'all readers; a read that comes while another version is being compressed gets it uncompressed); ' +
+      'all readers; a read that comes while another version is being compressed waits for that one, then ' +
+      'for its own, and gets it uncompressed only after waiting out 3 others); ' +
       '?section= answers are not compressed. Vary: Accept-Encoding.',
   })
   @ApiHeader({ name: 'If-None-Match', required: false })

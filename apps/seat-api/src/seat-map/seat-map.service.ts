@@ -49,13 +49,18 @@ export class SeatMapService {
   ): Promise<SeatMapAnswer> {
     const sync = await this.snapshots.syncOf(eventId);
     await sync.refresh();
-    const template = await sync.snapshot.layout.listTemplate('map', eventId);
-    // from here to the body, synchronous: the ETag and the body are of one version
-    const snap = sync.snapshot;
-    const sectionNo = section === undefined ? undefined : snap.layout.section(section);
+    const sectionNo = section === undefined ? undefined : sync.snapshot.layout.section(section);
     if (section !== undefined && sectionNo === undefined) {
       throw sectionNotFound(section);
     }
+    // a revalidation that matches needs no body, so it does not wait for a template to be built
+    if (etagMatches(ifNoneMatch, sync.snapshot.etag())) {
+      return { etag: sync.snapshot.etag() };
+    }
+    const template = await sync.snapshot.layout.listTemplate('map', eventId);
+    // from here to the body, synchronous: the ETag and the body are of one version (the map may have
+    // moved on while the template was awaited, so the ETag is read, and compared, again)
+    const snap = sync.snapshot;
     const etag = snap.etag();
     if (etagMatches(ifNoneMatch, etag)) {
       return { etag };

@@ -2,7 +2,6 @@ import type { SeatChangeEntry, SeatCode } from '../../hold-store';
 import { ExpiryHeap } from './expiry-heap';
 import { RecentChanges } from './recent-changes';
 import { SeatLayout } from './seat-layout';
-
 import { SeatStatus, STATUS } from './seat-status';
 
 export type { SeatStatus } from './seat-status';
