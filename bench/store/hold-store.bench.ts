@@ -1,7 +1,9 @@
 /**
  * Hold store benchmark (Redis only, a private redis-server so INFO memory sees nothing else):
  *   1. Redis bytes per held seat, many holds (issue #6 item 5, issue 10; target <= 256 B), with the Redis
- *      server's CPU time per create (INFO cpu), since packing entries tighter trades one for the other
+ *      server's CPU time per create (INFO cpu), since packing entries tighter trades one for the other;
+ *      what each kind of key costs (bytes freed when it is deleted); and the same in small events (many
+ *      events of 50 / 100 / 200 holds), where the per-event keys weigh more
  *   2. one sweep with nothing due: 10,000 vs LARGE active holds (must stay flat; item 3)
  *   3. sweeping 100,000 holds due in the same second: time until all seats are freed and recorded
  *   4. one sweeper tick over every shard with nothing due: 1 event vs EVENTS events each holding a seat
@@ -73,6 +75,31 @@ async function redisCpuSeconds(redis: import('ioredis').default): Promise<number
   return field('used_cpu_user') + field('used_cpu_sys');
 }
 
+/** Key kinds of the layout (hold-keys.ts): an event's key without its id and bucket number. */
+const kindOf = (key: string) =>
+  key
+    .replace(/:(holds|due):\d+$/, ':$1:<b>')
+    .replace(/^hold:\{s\d+\}:[0-9a-f-]{36}:/, 'event ')
+    .replace(/\{s\d+\}/, '{s<k>}');
+
+/** Bytes freed per hold when each kind of key is deleted (DEL, so INFO sees it at once); deletes everything. */
+async function bytesByKind(redis: import('ioredis').default, holds: number): Promise<(string | number)[][]> {
+  const groups = new Map<string, string[]>();
+  for (const key of await redis.keys('*')) {
+    const kind = kindOf(key);
+    groups.set(kind, [...(groups.get(kind) ?? []), key]);
+  }
+  const rows: (string | number)[][] = [];
+  for (const [kind, keys] of [...groups].sort()) {
+    const before = await usedMemory(redis);
+    for (let i = 0; i < keys.length; i += 1000) {
+      await redis.del(...keys.slice(i, i + 1000));
+    }
+    rows.push([kind, keys.length, ((before - (await usedMemory(redis))) / holds).toFixed(1)]);
+  }
+  return rows;
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
@@ -84,6 +111,7 @@ async function main(): Promise<void> {
   try {
     // 1. memory per held seat, for 1-seat and 4-seat holds
     const memRows: (string | number)[][] = [];
+    let kinds: (string | number)[][] = [];
     for (const seatsPerHold of [1, 2, 4]) {
       const eventId = randomUUID();
       const holds = 50_000;
@@ -101,6 +129,9 @@ async function main(): Promise<void> {
         Math.round((after - before) / holds),
         ((cpu * 1e6) / holds).toFixed(1),
       ]);
+      if (seatsPerHold === 1) {
+        kinds = await bytesByKind(redis.client, holds);
+      }
       await redis.client.flushall();
     }
     const mem = table(
@@ -115,7 +146,25 @@ async function main(): Promise<void> {
       memRows,
     );
     console.log(`\nRedis memory per held seat (INFO used_memory delta)\n${mem}`);
-    sections.push('## Redis memory per held seat', '', mem, '');
+    const byKind = table(['key (1-seat holds)', 'keys', 'bytes freed per hold'], kinds);
+    console.log(`\nWhat each kind of key costs, 50,000 one-seat holds\n${byKind}`);
+    sections.push('## Redis memory per held seat', '', mem, '', byKind, '');
+
+    // 1b. small events: the per-event keys (a due head, one bucket of each kind, meta, the change log) weigh more
+    const smallRows: (string | number)[][] = [];
+    for (const perEvent of [50, 100, 200]) {
+      const events = 20_000 / perEvent;
+      const before = await usedMemory(redis.client);
+      for (let e = 0; e < events; e++) {
+        await fill(store, randomUUID(), perEvent, 1, () => 3_600_000);
+      }
+      const perHold = ((await usedMemory(redis.client)) - before) / 20_000;
+      smallRows.push([events, perEvent, Math.round(perHold)]);
+      await redis.client.flushall();
+    }
+    const smallTable = table(['events', 'one-seat holds per event', 'bytes per held seat'], smallRows);
+    console.log(`\nSmall events\n${smallTable}`);
+    sections.push('## Redis memory per held seat in small events', '', smallTable, '');
 
     // 2. sweep with nothing due: SMALL vs LARGE active holds
     const small = randomUUID();

@@ -148,9 +148,15 @@ it('a hold expired again after Redis lost its last writes keeps its CloudEvent i
     // the event's keys and its shard's indexes (the shard's outbox aside)
     const store = api.app.get(HoldStore);
     const shardKeys = store.layout.shardKeys(store.layout.shardOf(ev));
-    const names = [...Object.values(store.layout.eventKeys(ev)), shardKeys.due, shardKeys.gc].map(
-      (k) => `${process.env.REDIS_KEY_PREFIX}${k}`,
-    );
+    const prefix = process.env.REDIS_KEY_PREFIX ?? '';
+    const [level, split] = await raw.hmget(`${prefix}${store.layout.eventKeys(ev).meta}`, 'hl', 'hp');
+    const buckets = 2 ** Number(level ?? 0) + Number(split ?? 0);
+    const names = [
+      ...Object.values(store.layout.eventKeys(ev)),
+      ...store.layout.holdBucketKeys(ev, buckets),
+      shardKeys.due,
+      shardKeys.gc,
+    ].map((k) => `${prefix}${k}`);
     const keys: string[] = [];
     for (const k of names) {
       if ((await raw.exists(k)) === 1) {

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
 import { beginConfirmThenStop } from '../support/confirm-agreement';
 import { Db, openDb } from '../support/db';
-import { seatStates } from '../support/hold-store';
+import { holdRecordKeys, seatStates } from '../support/hold-store';
 import { Api, createEvent, startApi } from '../support/seat-api';
 import { testRedisClient } from '../support/test-redis';
 
@@ -71,7 +71,7 @@ it('replays a booking after Redis forgot the hold (retention passed, or data los
   const h = await hold(['S-A-2', 'S-A-3']);
   const first = await confirm(h.holdId, 'o-keep');
   expect(first.status).toBe(201);
-  await redis.del(api.app.get(HoldStore).layout.eventKeys(eventId).holds);
+  await redis.del(...(await holdRecordKeys(redis, api.app.get(HoldStore), eventId)));
   expect(await api.app.get(HoldStore).getHold(h.holdId)).toBeNull();
   const again = await confirm(h.holdId, 'o-keep');
   expect(again.status).toBe(200);

@@ -12,6 +12,7 @@ import { PrivateRedis, startPrivateRedis } from '../support/private-redis';
 import { eventually } from '../support/eventually';
 import { Api, createEvent, startApi } from '../support/seat-api';
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
+import { holdRecordKeys } from '../support/hold-store';
 
 jest.setTimeout(60_000);
 
@@ -126,8 +127,8 @@ describe('REDIS_WAIT_REPLICAS on a single Redis', () => {
       });
       expect(r.status).toBe(201);
       // read at once from the replica, as a promoted replica would answer
-      const holdsKey = `${process.env.REDIS_KEY_PREFIX}${store.layout.eventKeys(eventId).holds}`;
-      expect(await replica.client.hlen(holdsKey)).toBe(1);
+      const [records] = await holdRecordKeys(replica.client, store, eventId, process.env.REDIS_KEY_PREFIX);
+      expect(await replica.client.hlen(records)).toBe(1);
     });
 
     it('1 with the replica stopped: 20 concurrent holds are all refused 503 REPLICAS_UNAVAILABLE, sharing a few WAITs', async () => {

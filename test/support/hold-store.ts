@@ -119,6 +119,24 @@ export async function seatStates(store: HoldStore, eventId: string): Promise<Map
   return states;
 }
 
+/**
+ * The keys of an event's hold records, every bucket (`holds:<b>`, hold-keys.ts), as named on `redis`
+ * (give `prefix` when the client adds no key prefix itself): the bucket count is read from its meta.
+ */
+export async function holdRecordKeys(
+  redis: Redis,
+  store: HoldStore,
+  eventId: string,
+  prefix = '',
+): Promise<string[]> {
+  const [level, split] = await redis.hmget(`${prefix}${store.layout.eventKeys(eventId).meta}`, 'hl', 'hp');
+  const count = 2 ** Number(level ?? 0) + Number(split ?? 0);
+  return store.layout
+    .holdBucketKeys(eventId, count)
+    .filter((k) => !k.includes(':due:'))
+    .map((k) => `${prefix}${k}`);
+}
+
 /** Redis's clock (the store's only clock), in ms. */
 export async function redisNowMs(redis: Redis): Promise<number> {
   const [s, us] = await redis.time();

@@ -13,24 +13,32 @@
  *                 restored from PostgreSQL), "F||0|fence" (free). A freed seat keeps its last fencing token, so
  *                 a stale lock holder cannot write after a release. Lock-free readers (seat-conflicts.ts, the
  *                 seat-map scan in seat-change-log.ts) need expireAt here, without the hold's record.
- *   holds   HASH  hid -> packed cmsgpack record (lua/prelude.lua.ts): positional, a status code, times as
- *                 offsets from createdAt, trailing defaults left out (~42 B for an ACTIVE 1-seat hold)
- *   due     ZSET  hid -> expireAtMs for ACTIVE holds, confirm deadline for CONFIRMING ones
+ *   holds:<b> HASH hid -> packed cmsgpack record (lua/prelude.lua.ts): positional, a status code, times
+ *                 as offsets from createdAt, trailing defaults left out (~40 B for an ACTIVE 1-seat hold)
+ *   due:<b> ZSET  hid -> expireAtMs for ACTIVE holds, confirm deadline for CONFIRMING ones
+ *   due     ZSET  b -> the earliest due time in due:<b> (or earlier: ZADD LT, set right by the sweep)
+ *                 Hold buckets b = 0 .. 2^hl + hp - 1 (lua/hold-buckets.lua.ts): a hold's bucket follows
+ *                 from its hid; buckets split one at a time (linear hashing) as the event's records grow,
+ *                 about 48 records each, so each stays a listpack (Redis's compact encoding below 128
+ *                 entries and 64-byte values) instead of one hashtable / skiplist per event.
  *   users   HASH  bucket -> "\n<userId>=<hid>,<hid>...\n<userId>=...": the live holds of each user (per-user
  *                 seat cap), users packed into 4,096 buckets by the first 3 hex digits of SHA-1(userId)
  *                 (lua/prelude.lua.ts user_entry; ~25 B per user instead of a ~74 B field of its own)
  *   gc      ZSET  hid -> when an ended hold may be forgotten (after HOLD_RETENTION_SECONDS)
  *   meta    HASH  seat-map meta: v = the event's change version (bumped once per change-log entry),
- *                 held / booked = how many seats the seats hash holds as 'H' (lapsed or not) and 'B'
+ *                 held / booked = how many seats the seats hash holds as 'H' (lapsed or not) and 'B';
+ *                 hold buckets: hl (level), hp (split pointer), hn (hold records)
  *   changes STREAM the change log seat-map readers follow (lua/change-log.lua.ts): entry id `<v>-0`, fields
  *                 seatId -> 'A' (available), 'B' (booked), 'H<expireAtMs>' (held until then) or 'H0'
  *                 (held while a confirm is in flight, whatever the time); trimmed to about
  *                 CHANGE_LOG_MAX_ENTRIES entries
  *
- * What a held seat costs (bench:store, 50,000 holds in one event, so every per-event key above 128 entries
- * is a hashtable / skiplist, Redis defaults): a seats entry ~80 B, a holds entry ~106 B (a 48 B value),
- * a due entry ~110 B (skiplist node + dict entry), a user ~28 B, the change log ~8 B amortised: about
- * 345 B for a 1-seat hold, 220 / 162 B per seat for 2 / 4 seats. The due index is now the largest part.
+ * What a held seat costs (bench:store, 50,000 holds in one event, Redis defaults; freed bytes per hold
+ * when each kind of key is deleted): a seats entry ~75 B (hashtable), a hold record ~64 B and a due
+ * entry ~28 B (listpack buckets, the bucket keys included), a user ~29 B, the change log ~8 B amortised:
+ * about 223 B for a 1-seat hold (345 B with one hashtable and one skiplist per event). A record above
+ * 64 B (4 seat ids, or a long user id) turns its bucket into a hashtable, as before (~100 B a record).
+ * Events with fewer than ~128 holds pay one key more than before (the due head): a few percent per hold.
  *
  * Per shard (`hold:{s<k>}:…`):
  *   due     ZSET  eventId -> the earliest due time among the event's holds (or earlier: scripts only
@@ -121,6 +129,16 @@ export class HoldLayout {
   shardKeys(shard: number): ShardKeys {
     const base = `hold:${this.tagOf(shard)}:`;
     return { due: `${base}due`, gc: `${base}gc`, events: `${base}events`, outbox: `${base}outbox` };
+  }
+
+  /** The keys of an event's hold buckets 0 .. count - 1 (count = 2^hl + hp of its meta), holds then due. */
+  holdBucketKeys(eventId: string, count: number): string[] {
+    const e = this.eventKeys(eventId);
+    const keys: string[] = [];
+    for (let b = 0; b < count; b++) {
+      keys.push(`${e.holds}:${b}`, `${e.due}:${b}`);
+    }
+    return keys;
   }
 
   /** Seat lock keys of an event: the shard's tag, so they share the slot and the fence counter of its keys. */

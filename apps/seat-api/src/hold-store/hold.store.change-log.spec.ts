@@ -41,7 +41,13 @@ async function log(eventId: string): Promise<Entry[]> {
     return { version: Number(id.split('-')[0]), seats };
   });
 }
-const meta = async (eventId: string) => redis.hgetall(store.layout.eventKeys(eventId).meta);
+/** The seat-map fields of the event's meta hash (its hold-bucket fields hl / hp / hn left out). */
+const meta = async (eventId: string) =>
+  Object.fromEntries(
+    Object.entries(await redis.hgetall(store.layout.eventKeys(eventId).meta)).filter(([k]) =>
+      ['v', 'held', 'booked'].includes(k),
+    ),
+  );
 const redisNow = async () => {
   const [s, us] = await redis.time();
   return Number(s) * 1000 + Math.floor(Number(us) / 1000);

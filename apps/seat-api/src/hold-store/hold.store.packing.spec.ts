@@ -50,7 +50,7 @@ for k, v in pairs(f) do h[k] = v end
 save(h)
 local r = load(ARGV[4])
 return cjson.encode({ r.user, r.status, r.seats, r.created, r.expire, r.max, r.ext, r.fence, r.order,
-  r.ended, r.deadline, #cmsgpack.unpack(redis.call('HGET', K_HOLDS, ARGV[4])) })
+  r.ended, r.deadline, #cmsgpack.unpack(redis.call('HGET', holds_key(ARGV[4]), ARGV[4])) })
 `;
 
 describe('HoldStore packed entries', () => {

@@ -46,6 +46,7 @@ local h = { hid = hid, user = user, status = 'ACTIVE', seats = seats, created = 
 if h.expire > h.max then h.expire = h.max end
 for _, s in ipairs(seats) do set_seat(s, 'H', hid, h.expire, token) end
 save(h)
+record_added()
 due_add(h.expire, hid)
 live[#live + 1] = hid
 update_user_holds(user, function() return table.concat(live, ',') end)

@@ -1,7 +1,9 @@
 import { CHANGE_LOG_WRITE, CHANGE_TRACKING } from './change-log.lua';
+import { BUCKET_SPLIT_LOAD, HOLD_BUCKETS } from './hold-buckets.lua';
 
 /**
- * Shared head of every hold script. KEYS: [1] seats, [2] holds, [3] due, [4] users of one event, [5] the
+ * Shared head of every hold script. KEYS: [1] seats, [2] holds (the prefix of its buckets), [3] due (the
+ * head of its buckets), [4] users of one event, [5] the
  * outbox stream of its shard, [6] the event's gc, [7] the fencing counter its seat locks draw from (the
  * shard's), [8] meta and [9] changes of the event (the seat-map log), [10] due and [11] gc of the shard:
  * all under the shard's hash tag (see hold-keys.ts), so one slot. ARGV[1] = event id, ARGV[2] = public
@@ -48,7 +50,16 @@ local K_FENCE, K_SDUE, K_SGC = KEYS[7], KEYS[10], KEYS[11]
 local EVENT_ID, ID_PREFIX, RETENTION = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local t = redis.call('TIME')
 local NOW = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-${CHANGE_TRACKING}
+${CHANGE_TRACKING}${HOLD_BUCKETS}
+-- The event's bucket state (hold-buckets.lua.ts) is read from meta once per script (per event, for the
+-- shard sweep), at first need: a script that touches no hold record does not read it.
+local HB_READY = false
+local function buckets_ready()
+  if not HB_READY then
+    hb_use(K_META)
+    HB_READY = true
+  end
+end
 -- The event's keys from the shard's: "<prefix>hold:{s<k>}:due" -> "<prefix>hold:{s<k>}:<eventId>:seats"...
 -- Same {s<k>} tag as the shard keys this script declared: the same Cluster slot.
 local SHARD_BASE = string.sub(K_SDUE, 1, -4)
@@ -57,13 +68,80 @@ local function use_event(eventId)
   K_SEATS, K_HOLDS, K_DUE, K_USERS = base .. 'seats', base .. 'holds', base .. 'due', base .. 'users'
   K_GC, K_META, K_CHANGES = base .. 'gc', base .. 'meta', base .. 'changes'
   EVENT_ID, ID_PREFIX = eventId, (string.gsub(eventId, '-', ''))
+  HB_READY = false
 end
 
--- Every entry into the event's due index also lowers the event's entry in the shard's (ZADD LT adds a
--- missing member): the shard sweep finds the event no later than its first due hold.
+-- The hold's bucket: its record is in holds:<b>, its due entry in due:<b>.
+local function bucket(hid)
+  buckets_ready()
+  return hb_index(hid)
+end
+local function holds_key(hid)
+  return K_HOLDS .. ':' .. bucket(hid)
+end
+
+-- Two levels inside the event: due:<b> holds hid -> due time, the head K_DUE holds b -> (at most) the
+-- earliest due time of due:<b>. Every entry also lowers the bucket's entry in the head and the event's
+-- entry in the shard's index (ZADD LT adds a missing member): the shard sweep finds the event, and the
+-- bucket, no later than its first due hold. Removals leave the times as they are (early is harmless: the
+-- sweep sets them right when it visits).
 local function due_add(score, hid)
-  redis.call('ZADD', K_DUE, score, hid)
+  local b = bucket(hid)
+  redis.call('ZADD', K_DUE .. ':' .. b, score, hid)
+  redis.call('ZADD', K_DUE, 'LT', score, b)
   redis.call('ZADD', K_SDUE, 'LT', score, EVENT_ID)
+end
+-- A bucket left empty leaves the head too: an empty head means no live hold (the event may be removed).
+local function due_remove(hid)
+  local b = bucket(hid)
+  local sub = K_DUE .. ':' .. b
+  if redis.call('ZREM', sub, hid) == 1 and redis.call('EXISTS', sub) == 0 then redis.call('ZREM', K_DUE, b) end
+end
+
+-- Splits bucket p into p and p + 2^L (linear hashing, hold-buckets.lua.ts): moves the records and due
+-- entries whose code says so, in one HSET / HDEL / ZADD / ZREM per key. Only this bucket's entries move.
+local function split_bucket()
+  local from, to, m2 = HB_P, HB_P + HB_M, 2 * HB_M
+  local src, dst = K_HOLDS .. ':' .. from, K_HOLDS .. ':' .. to
+  local all, moved, gone = redis.call('HGETALL', src), {}, {}
+  for i = 1, #all, 2 do
+    if hb_code(all[i]) % m2 ~= from then
+      moved[#moved + 1] = all[i]
+      moved[#moved + 1] = all[i + 1]
+      gone[#gone + 1] = all[i]
+    end
+  end
+  if #gone > 0 then
+    redis.call('HSET', dst, unpack(moved))
+    redis.call('HDEL', src, unpack(gone))
+  end
+  src, dst = K_DUE .. ':' .. from, K_DUE .. ':' .. to
+  local due, earliest = redis.call('ZRANGE', src, 0, -1, 'WITHSCORES'), nil
+  moved, gone = {}, {}
+  for i = 1, #due, 2 do
+    if hb_code(due[i]) % m2 ~= from then
+      moved[#moved + 1] = due[i + 1]
+      moved[#moved + 1] = due[i]
+      gone[#gone + 1] = due[i]
+      local score = tonumber(due[i + 1])
+      if earliest == nil or score < earliest then earliest = score end
+    end
+  end
+  if #gone > 0 then
+    redis.call('ZADD', dst, unpack(moved))
+    redis.call('ZREM', src, unpack(gone))
+    redis.call('ZADD', K_DUE, 'LT', earliest, to)
+  end
+  HB_P = HB_P + 1
+  if HB_P == HB_M then HB_L, HB_M, HB_P = HB_L + 1, m2, 0 end
+  redis.call('HSET', K_META, 'hl', HB_L, 'hp', HB_P)
+end
+
+-- A new hold record was saved: counts it, and splits one bucket when the event's records outgrow them.
+local function record_added()
+  local n = redis.call('HINCRBY', K_META, 'hn', 1)
+  buckets_ready()
+  if n > ${BUCKET_SPLIT_LOAD} * hb_count() then split_bucket() end
 end
 
 local STATUS_NAME, STATUS_CODE = { ${STATUS_NAMES} }, { ${STATUS_CODES} }
@@ -79,7 +157,7 @@ local function at(created, stored)
 end
 
 local function load(hid)
-  local raw = redis.call('HGET', K_HOLDS, hid)
+  local raw = redis.call('HGET', holds_key(hid), hid)
   if not raw then return nil end
   local r = cmsgpack.unpack(raw)
   local c = r[4]
@@ -98,7 +176,7 @@ local function save(h)
     r[n] = nil
     n = n - 1
   end
-  redis.call('HSET', K_HOLDS, h.hid, cmsgpack.pack(r))
+  redis.call('HSET', holds_key(h.hid), h.hid, cmsgpack.pack(r))
 end
 
 -- The reply shape every script uses for a hold: read by hold-replies.ts#toHoldRecord.
@@ -232,7 +310,7 @@ local function finish(h, status)
   h.ended = NOW
   h.deadline = 0
   save(h)
-  redis.call('ZREM', K_DUE, h.hid)
+  due_remove(h.hid)
   redis.call('ZADD', K_GC, NOW + RETENTION, h.hid)
   redis.call('ZADD', K_SGC, 'LT', NOW + RETENTION, EVENT_ID)
   drop_user_hold(h.user, h.hid)

@@ -1,8 +1,9 @@
+import { HOLD_BUCKETS } from './hold-buckets.lua';
 import { HOLD_STATUS_CODES } from './prelude.lua';
 
 /**
  * What seat-map readers run (seat-change-log.ts). KEYS: [1] the event's seat-map meta, [2] its change log,
- * [3] its seats hash, [4] its holds hash (see hold-keys.ts). Read-only, and each call costs what it
+ * [3] its seats hash, [4] its holds (the prefix of its hold buckets; see hold-keys.ts). Read-only, and each call costs what it
  * returns: never a whole-event read. (A build scans the seats with plain HSCAN calls, parsed in Node.)
  */
 
@@ -32,10 +33,11 @@ return reply
  * field, prelude.lua.ts) says so, else '' (any other status, or a hold that is gone): a snapshot build asks
  * it only for held seats that may belong to a confirm in flight (seat-change-log.ts).
  */
-export const SEAT_MAP_HOLD_STATUSES = `
+export const SEAT_MAP_HOLD_STATUSES = `${HOLD_BUCKETS}
+hb_use(KEYS[1])
 local out = {}
 for i = 1, #ARGV do
-  local raw = redis.call('HGET', KEYS[4], ARGV[i])
+  local raw = redis.call('HGET', KEYS[4] .. ':' .. hb_index(ARGV[i]), ARGV[i])
   out[i] = (raw and cmsgpack.unpack(raw)[2] == ${HOLD_STATUS_CODES.CONFIRMING}) and 'CONFIRMING' or ''
 end
 return out

@@ -11,15 +11,17 @@ import { PRELUDE } from './prelude.lua';
  * CONFIRMING hold is reported again, [6] events at most removed per step, [7] least ms before an ended
  * event with a live hold is looked at again (else when its last live hold is due).
  *
- *   1. due: the shard's due head (events whose earliest due time passed), then each event's own due
- *      head; each hold is re-checked against Redis time and its status, so a hold extended, released,
- *      re-held or being confirmed since it was indexed is never freed. Then the event's entry in the
- *      shard index is set to its earliest due time (or removed). Cost ~ what is due, never the number of
+ *   1. due: the shard's due head (events whose earliest due time passed), then each event's due head
+ *      (its hold buckets whose earliest due time passed, hold-buckets.lua.ts), then each such bucket's
+ *      due entries; each hold is re-checked against Redis time and its status, so a hold extended,
+ *      released, re-held or being confirmed since it was indexed is never freed. Then the bucket's entry
+ *      in the event's head and the event's entry in the shard index are set to their earliest due times
+ *      (or removed). Cost ~ what is due, never the number of
  *      events, holds or seats. Safe from several callers at once: a hold is expired by one script run.
- *   2. gc: ended holds past their retention are forgotten, the same two-level way.
+ *   2. gc: ended holds past their retention are forgotten (shard gc head, then the event's gc index).
  *   3. events: an event past its retain-until (start + HOLD_EVENT_RETENTION_SECONDS) with no live hold
- *      (empty due) loses all its keys (UNLINK: freed off Redis's main thread). One that still has a
- *      live hold is looked at again when its last live hold is due.
+ *      (empty due head) loses all its keys (UNLINK: freed off Redis's main thread). One that still has
+ *      a live hold is looked at again when its last due bucket is due.
  *
  * Replies {expiredHolds, expiredSeats, forgottenHolds, removedEvents, more, stuck...}.
  */
@@ -41,33 +43,62 @@ local function follow(shardIndex, eventIndex, eventId)
   end
 end
 
+-- The due holds of the current event, at most budget, earliest first: its due buckets in head order
+-- until budget entries are read, then sorted by due time. When no more than budget holds of the event
+-- are due (the sweeper runs every second: the usual case) that is every due hold, so they are freed, and
+-- their SeatExpired records written, in expireAt order; a larger backlog is taken in steps whose order
+-- between them follows the buckets' heads, not each hold's time (sorting the whole backlog would cost
+-- reads of every due bucket in every step).
+local function due_holds()
+  local heads = redis.call('ZRANGEBYSCORE', K_DUE, '-inf', NOW, 'LIMIT', 0, budget)
+  local due, visited = {}, {}
+  for _, b in ipairs(heads) do
+    if #due >= budget then
+      more = true
+      break
+    end
+    local sub = K_DUE .. ':' .. b
+    local got = redis.call('ZRANGEBYSCORE', sub, '-inf', NOW, 'WITHSCORES', 'LIMIT', 0, budget)
+    for j = 1, #got, 2 do due[#due + 1] = { tonumber(got[j + 1]), got[j], sub } end
+    visited[#visited + 1] = b
+  end
+  table.sort(due, function(x, y) return x[1] < y[1] or (x[1] == y[1] and x[2] < y[2]) end)
+  while #due > budget do
+    due[#due] = nil
+    more = true
+  end
+  return due, visited
+end
+
 for _, ev in ipairs(redis.call('ZRANGEBYSCORE', K_SDUE, '-inf', NOW, 'LIMIT', 0, batch)) do
   if budget <= 0 then more = true break end
   use_event(ev)
-  local due = redis.call('ZRANGEBYSCORE', K_DUE, '-inf', NOW, 'LIMIT', 0, budget)
+  local due, visited = due_holds()
   budget = budget - #due
-  for _, hid in ipairs(due) do
+  for _, it in ipairs(due) do
+    local hid, sub = it[2], it[3]
     local h = load(hid)
     if not h then
-      redis.call('ZREM', K_DUE, hid)
+      redis.call('ZREM', sub, hid)
     elseif h.status == 'ACTIVE' then
       if h.expire <= NOW then
         seats = seats + expire(h)
         holds = holds + 1
       else
-        redis.call('ZADD', K_DUE, h.expire, hid)
+        redis.call('ZADD', sub, h.expire, hid)
       end
     elseif h.status == 'CONFIRMING' then
       if h.deadline <= NOW then
         stuck[#stuck + 1] = ID_PREFIX .. hid
-        redis.call('ZADD', K_DUE, NOW + recheck, hid)
+        redis.call('ZADD', sub, NOW + recheck, hid)
       else
-        redis.call('ZADD', K_DUE, h.deadline, hid)
+        redis.call('ZADD', sub, h.deadline, hid)
       end
     else
-      redis.call('ZREM', K_DUE, hid)
+      redis.call('ZREM', sub, hid)
     end
   end
+  for _, b in ipairs(visited) do follow(K_DUE, K_DUE .. ':' .. b, b) end
   follow(K_SDUE, K_DUE, ev)
   log_changes()
   cl_reset()
@@ -79,10 +110,12 @@ for _, ev in ipairs(redis.call('ZRANGEBYSCORE', K_SGC, '-inf', NOW, 'LIMIT', 0, 
   use_event(ev)
   local old = redis.call('ZRANGEBYSCORE', K_GC, '-inf', NOW, 'LIMIT', 0, budget)
   budget = budget - #old
+  local records = 0
   for _, hid in ipairs(old) do
-    redis.call('HDEL', K_HOLDS, hid)
+    records = records + redis.call('HDEL', holds_key(hid), hid)
     redis.call('ZREM', K_GC, hid)
   end
+  if records > 0 then redis.call('HINCRBY', K_META, 'hn', -records) end
   forgotten = forgotten + #old
   follow(K_SGC, K_GC, ev)
 end
@@ -90,13 +123,25 @@ end
 for _, ev in ipairs(redis.call('ZRANGEBYSCORE', K_SEVENTS, '-inf', NOW, 'LIMIT', 0, maxRemoved)) do
   use_event(ev)
   if redis.call('ZCARD', K_DUE) == 0 then
-    redis.call('UNLINK', K_SEATS, K_HOLDS, K_DUE, K_USERS, K_GC, K_META, K_CHANGES)
+    -- every bucket's keys (due:<b> are empty, hence gone, when the head is: listed in case)
+    buckets_ready()
+    local keys = { K_SEATS, K_DUE, K_USERS, K_GC, K_CHANGES }
+    for b = 0, hb_count() - 1 do
+      keys[#keys + 1] = K_HOLDS .. ':' .. b
+      keys[#keys + 1] = K_DUE .. ':' .. b
+      if #keys >= 1000 then
+        redis.call('UNLINK', unpack(keys))
+        keys = {}
+      end
+    end
+    keys[#keys + 1] = K_META
+    redis.call('UNLINK', unpack(keys))
     redis.call('ZREM', K_SDUE, ev)
     redis.call('ZREM', K_SGC, ev)
     redis.call('ZREM', K_SEVENTS, ev)
     removed = removed + 1
   else
-    -- looked at again once its last live hold is due (at least eventRecheck from now)
+    -- looked at again once its last bucket is due (at least eventRecheck from now)
     local last = redis.call('ZRANGE', K_DUE, -1, -1, 'WITHSCORES')
     local at = NOW + eventRecheck
     if last[2] and tonumber(last[2]) > at then at = tonumber(last[2]) end
