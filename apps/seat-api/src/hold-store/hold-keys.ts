@@ -34,11 +34,12 @@
  *                 CHANGE_LOG_MAX_ENTRIES entries
  *
  * What a held seat costs (bench:store, 50,000 holds in one event, Redis defaults; freed bytes per hold
- * when each kind of key is deleted): a seats entry ~75 B (hashtable), a hold record ~64 B and a due
- * entry ~28 B (listpack buckets, the bucket keys included), a user ~29 B, the change log ~8 B amortised:
- * about 223 B for a 1-seat hold (345 B with one hashtable and one skiplist per event). A record above
+ * when each kind of key is deleted): a seats entry ~83 B (hashtable), a hold record ~64 B and a due
+ * entry ~30 B (listpack buckets, the bucket keys and the head included), a user ~29 B, the change log
+ * ~7 B amortised: about 221 B for a 1-seat hold (346 B with one hashtable and one skiplist per event),
+ * 154 / 144 B per seat for 2 / 4 seats. A record above
  * 64 B (4 seat ids, or a long user id) turns its bucket into a hashtable, as before (~100 B a record).
- * Events with fewer than ~128 holds pay one key more than before (the due head): a few percent per hold.
+ * Small events pay for their few keys: 262 / 211 / 204 B per held seat with 50 / 100 / 200 holds each.
  *
  * Per shard (`hold:{s<k>}:…`):
  *   due     ZSET  eventId -> the earliest due time among the event's holds (or earlier: scripts only

@@ -22,8 +22,9 @@
 export const BUCKET_SPLIT_LOAD = 48;
 
 /**
- * Defines hb_use(metaKey) (reads L and p of an event; call it before any other hb_ function, and again
- * for another event), hb_code(hid), hb_index(hid) and hb_count() (buckets that exist).
+ * Defines hb_use(metaKey) (reads L and p of an event; call it before hb_index, and again for another
+ * event), hb_code(hid) and hb_index(hid); HB_M + HB_P buckets exist. Few functions: every script call
+ * creates the closures it defines, and in Redis's Lua that costs about half a microsecond each.
  */
 export const HOLD_BUCKETS = `
 local HB_L, HB_M, HB_P = 0, 1, 0
@@ -49,8 +50,5 @@ local function hb_index(hid)
   local x = c % HB_M
   if x < HB_P then x = c % (2 * HB_M) end
   return x
-end
-local function hb_count()
-  return HB_M + HB_P
 end
 `;

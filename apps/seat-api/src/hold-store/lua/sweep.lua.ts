@@ -126,7 +126,7 @@ for _, ev in ipairs(redis.call('ZRANGEBYSCORE', K_SEVENTS, '-inf', NOW, 'LIMIT',
     -- every bucket's keys (due:<b> are empty, hence gone, when the head is: listed in case)
     buckets_ready()
     local keys = { K_SEATS, K_DUE, K_USERS, K_GC, K_CHANGES }
-    for b = 0, hb_count() - 1 do
+    for b = 0, HB_M + HB_P - 1 do
       keys[#keys + 1] = K_HOLDS .. ':' .. b
       keys[#keys + 1] = K_DUE .. ':' .. b
       if #keys >= 1000 then
