@@ -118,7 +118,7 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
         // antirez's check: a grant that arrives after the lease could have run out is worth nothing
         if (now - sentAt < leaseMs) {
           this.metrics.acquired.inc();
-          this.metrics.waitSeconds.observe((now - started) / 1000);
+          this.metrics.observeWait((now - started) / 1000);
           const margin = this.options.validityMarginMs ?? Math.round(leaseMs / 100) + 2;
           return this.leases.track(
             new HeldLock(

@@ -1,3 +1,4 @@
+export * from './bound-metrics';
 export * from './create-logger';
 export * from './http-metrics';
 export * from './logging';
