@@ -5,14 +5,27 @@ import { AuthUser } from '../auth/auth-user';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { RATE_LIMIT } from './rate-limit.decorator';
+import { SyncedThrottlerStorage } from './synced-throttler.storage';
+
+type TrackedRequest = { user?: AuthUser; ip?: string };
+
+/** Per user when the request carried a valid token, else per client address. */
+const trackerOf = (req: TrackedRequest): string =>
+  req.user ? `user:${req.user.id}` : `ip:${req.ip ?? 'unknown'}`;
 
 /** Route metadata the library's own decorators set (@SkipThrottle, @Throttle): keys start so. */
 const LIBRARY_METADATA = 'THROTTLER:';
 const usesLibraryMetadata = (target: object) =>
   Reflect.getMetadataKeys(target).some((k) => typeof k === 'string' && k.startsWith(LIBRARY_METADATA));
 
-/** How a route is limited: by the one throttler its @RateLimited names, or as the library decides. */
-type Plan = { throttler: ThrottlerOptions & { limit: number; ttl: number } } | 'none' | 'library';
+type NamedThrottler = ThrottlerOptions & { name: string; limit: number; ttl: number };
+
+/**
+ * How a route is limited: by the one throttler its @RateLimited names, or as the library decides.
+ * `counterId` is set when the count can be taken right here (see canActivate): the storage's id of the
+ * route's counters, the caller's tracker still to be appended.
+ */
+type Plan = { throttler: NamedThrottler; counterId?: string } | 'none' | 'library';
 
 /**
  * @nestjs/throttler's guard, keyed per caller: the user when the request carried a valid token (the JWT
@@ -44,7 +57,10 @@ export class RateLimitGuard extends ThrottlerGuard {
     if (plan === 'none' || skipIf?.(context)) {
       return true;
     }
-    const { throttler } = plan;
+    const { throttler, counterId } = plan;
+    if (counterId !== undefined) {
+      return this.countHere(context, throttler, counterId);
+    }
     return this.handleRequest({
       context,
       limit: throttler.limit,
@@ -54,6 +70,28 @@ export class RateLimitGuard extends ThrottlerGuard {
       getTracker: this.commonOptions.getTracker!,
       generateKey: this.commonOptions.generateKey!,
     });
+  }
+
+  /**
+   * What the library's handleRequest does for this guard's own tracker and key with SyncedThrottlerStorage
+   * and no headers or user-agent exemptions (planOf checks each), without its promises: the tracker, the
+   * key and the count are all known synchronously (the storage counts in memory). Same key, same count,
+   * same refusal.
+   */
+  private countHere(
+    context: ExecutionContext,
+    throttler: NamedThrottler,
+    counterId: string,
+  ): boolean | Promise<boolean> {
+    const tracker = trackerOf(context.switchToHttp().getRequest<TrackedRequest>());
+    const { limit, ttl } = throttler;
+    const storage = this.storageService as SyncedThrottlerStorage;
+    const r = storage.count(counterId + tracker, ttl, limit, throttler.name);
+    if (!r.isBlocked) {
+      return true;
+    }
+    const key = this.generateKey(context, tracker);
+    return this.throwThrottlingException(context, { limit, ttl, key, tracker, ...r }).then(() => true);
   }
 
   private planOf(handler: object, cls: object): Plan {
@@ -74,14 +112,34 @@ export class RateLimitGuard extends ThrottlerGuard {
       (throttler?.blockDuration !== undefined && typeof throttler.blockDuration !== 'number')
         ? 'library'
         : throttler
-          ? { throttler: throttler as ThrottlerOptions & { limit: number; ttl: number } }
+          ? this.namedPlan(throttler as NamedThrottler, handler, cls)
           : 'none';
     this.plans.set(handler, { cls, plan });
     return plan;
   }
 
-  protected override getTracker(req: { user?: AuthUser; ip?: string }): Promise<string> {
-    return Promise.resolve(req.user ? `user:${req.user.id}` : `ip:${req.ip ?? 'unknown'}`);
+  /** The count is taken here when nothing the library would do differs: see countHere. */
+  private namedPlan(throttler: NamedThrottler, handler: object, cls: object): Plan {
+    const own =
+      this.storageService instanceof SyncedThrottlerStorage &&
+      (Array.isArray(this.options) || (!this.options.getTracker && !this.options.generateKey)) &&
+      !throttler.getTracker &&
+      !throttler.generateKey &&
+      !(throttler.ignoreUserAgents ?? this.commonOptions.ignoreUserAgents) &&
+      (throttler.setHeaders ?? this.commonOptions.setHeaders ?? true) === false;
+    if (!own) {
+      return { throttler };
+    }
+    // the storage's id of a counter: `<throttler>:<key>`, the key as generateKey makes it
+    const keyPrefix = this.generateKey(
+      { getClass: () => cls, getHandler: () => handler } as ExecutionContext,
+      '',
+    );
+    return { throttler, counterId: SyncedThrottlerStorage.counterId(throttler.name, keyPrefix) };
+  }
+
+  protected override getTracker(req: TrackedRequest): Promise<string> {
+    return Promise.resolve(trackerOf(req));
   }
 
   /**

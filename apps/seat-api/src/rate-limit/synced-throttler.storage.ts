@@ -93,23 +93,32 @@ export class SyncedThrottlerStorage implements ThrottlerStorage, OnModuleInit, O
     _blockDuration: number,
     throttlerName: string,
   ): Promise<ThrottlerStorageRecord> {
+    return Promise.resolve(
+      this.count(SyncedThrottlerStorage.counterId(throttlerName, key), ttl, limit, throttlerName),
+    );
+  }
+
+  /** The id `increment` counts `key` of throttler `throttlerName` under. */
+  static counterId(throttlerName: string, key: string): string {
+    return `${throttlerName}:${key}`;
+  }
+
+  /**
+   * `increment`, synchronously, for a counter id from counterId(): the guard takes the count without a
+   * promise (rate-limit.guard.ts), and builds the id from parts it keeps per route.
+   */
+  count(id: string, ttl: number, limit: number, throttlerName: string): ThrottlerStorageRecord {
     const now = Date.now();
-    const id = `${throttlerName}:${key}`;
     const w = this.windowOf(id, now, ttl);
     const seen = w.known + w.unsynced + w.inFlight;
     const timeToExpire = Math.max(1, Math.ceil((w.endsAtMs - now) / 1000));
     if (seen >= limit) {
       refused.inc({ limit: throttlerName });
-      return Promise.resolve({
-        totalHits: seen,
-        timeToExpire,
-        isBlocked: true,
-        timeToBlockExpire: timeToExpire,
-      });
+      return { totalHits: seen, timeToExpire, isBlocked: true, timeToBlockExpire: timeToExpire };
     }
     w.unsynced++;
     this.dirty.add(id);
-    return Promise.resolve({ totalHits: seen + 1, timeToExpire, isBlocked: false, timeToBlockExpire: 0 });
+    return { totalHits: seen + 1, timeToExpire, isBlocked: false, timeToBlockExpire: 0 };
   }
 
   /** Sends every window's new hits; one sync at a time. Exposed for tests that must not wait a tick. */
