@@ -69,7 +69,11 @@ export class JwtAuthGuard implements CanActivate, OnModuleDestroy {
     this.issuer = config.auth.issuer;
   }
 
-  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+  /**
+   * Synchronous when the token is in the verified cache (every request of a session but its first): no
+   * promise to settle before the next guard runs. Refusals are thrown either way; Nest awaits the guard.
+   */
+  canActivate(ctx: ExecutionContext): boolean | Promise<boolean> {
     if (ctx.getType() !== 'http') {
       return true;
     }
@@ -82,18 +86,33 @@ export class JwtAuthGuard implements CanActivate, OnModuleDestroy {
     if (access.isPublic) {
       // open to anyone; a valid token still names the caller, so per-user rate limits apply to it
       // (anonymous callers are limited per address). A bad token is ignored: no token was needed.
-      req.user = token
-        ? await this.verify(token).then(
-            (v) => v.user,
-            () => undefined,
-          )
-        : undefined;
-      return true;
+      const known = token ? this.cached(token) : undefined;
+      if (!token || known) {
+        req.user = known?.user;
+        return true;
+      }
+      return this.verify(token).then(
+        (v) => {
+          req.user = v.user;
+          return true;
+        },
+        () => {
+          req.user = undefined;
+          return true;
+        },
+      );
     }
     if (!token) {
       throw new DomainError(ErrorCode.UNAUTHORIZED, 'A Bearer token is required');
     }
-    const user = (await this.verify(token)).user;
+    const known = this.cached(token);
+    return known
+      ? this.admit(req, known.user, access)
+      : this.verify(token).then((v) => this.admit(req, v.user, access));
+  }
+
+  /** The caller a verified token names, if it may use the route. */
+  private admit(req: { user?: AuthUser }, user: Readonly<AuthUser> | undefined, access: Access): true {
     if (!user) {
       throw new DomainError(ErrorCode.UNAUTHORIZED, 'The token has no usable subject');
     }
@@ -120,9 +139,15 @@ export class JwtAuthGuard implements CanActivate, OnModuleDestroy {
     return access;
   }
 
-  private async verify(token: string): Promise<Pick<Verified, 'payload' | 'user'>> {
+  /** The token's verified claims while they are cached and the token has not expired. */
+  private cached(token: string): Verified | undefined {
     const hit = this.verified.get(token);
-    if (hit && hit.untilMs > Date.now()) {
+    return hit && hit.untilMs > Date.now() ? hit : undefined;
+  }
+
+  private async verify(token: string): Promise<Pick<Verified, 'payload' | 'user'>> {
+    const hit = this.cached(token);
+    if (hit) {
       return hit;
     }
     this.verified.delete(token);

@@ -22,6 +22,24 @@ describe('BoundedLru', () => {
     expect(await metric('memory_cache_evictions_total', 'spec_bytes')).toBe(1);
   });
 
+  it('keeps the exact order through repeated reads of the newest entry and deletes', () => {
+    const lru = new BoundedLru<string, string>({ name: 'spec_order', maxBytes: 1e9, maxEntries: 3 });
+    lru.set('a', 'A', 1);
+    lru.set('b', 'B', 1);
+    lru.set('c', 'C', 1);
+    expect(lru.get('c')).toBe('C'); // the newest already: stays last
+    expect(lru.get('a')).toBe('A'); // order b, c, a
+    expect(lru.get('a')).toBe('A');
+    lru.delete('a'); // order b, c
+    expect(lru.get('b')).toBe('B'); // order c, b
+    lru.set('d', 'D', 1); // order c, b, d
+    lru.set('e', 'E', 1); // c goes first
+    expect(lru.get('c')).toBeUndefined();
+    expect(['b', 'd', 'e'].map((k) => lru.get(k))).toEqual(['B', 'D', 'E']);
+    lru.set('f', 'F', 1); // b goes: d and e were read after it
+    expect(lru.get('b')).toBeUndefined();
+  });
+
   it('keeps the newest entry alone when it exceeds the whole budget', () => {
     const lru = new BoundedLru<string, string>({ name: 'spec_oversize', maxBytes: 100 });
     lru.set('a', 'A', 50);

@@ -33,6 +33,8 @@ export class BoundedLru<K, V> {
   /** A Map iterates in insertion order: re-inserting on every hit keeps the least recent first. */
   private readonly entries = new Map<K, { value: V; bytes: number }>();
   private total = 0;
+  /** The key last inserted or moved to the end, if it is still there (unset: not known). */
+  private newest?: K;
   private readonly labels: { cache: string };
 
   constructor(private readonly options: BoundedLruOptions) {
@@ -56,14 +58,19 @@ export class BoundedLru<K, V> {
     if (entry === undefined) {
       return undefined;
     }
-    this.entries.delete(key);
-    this.entries.set(key, entry);
+    // already the most recent (a run of requests on one event): moving it to the end would change nothing
+    if (key !== this.newest) {
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+      this.newest = key;
+    }
     return entry.value;
   }
 
   set(key: K, value: V, bytes: number): void {
     this.delete(key);
     this.entries.set(key, { value, bytes });
+    this.newest = key;
     this.total += bytes;
     cacheBytes.inc(this.labels, bytes);
     cacheEntries.inc(this.labels);
@@ -81,6 +88,9 @@ export class BoundedLru<K, V> {
       return false;
     }
     this.entries.delete(key);
+    if (key === this.newest) {
+      this.newest = undefined;
+    }
     this.total -= entry.bytes;
     cacheBytes.dec(this.labels, entry.bytes);
     cacheEntries.dec(this.labels);
@@ -91,6 +101,7 @@ export class BoundedLru<K, V> {
     cacheBytes.dec(this.labels, this.total);
     cacheEntries.dec(this.labels, this.entries.size);
     this.entries.clear();
+    this.newest = undefined;
     this.total = 0;
   }
 }
