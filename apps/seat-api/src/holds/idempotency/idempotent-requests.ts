@@ -41,21 +41,25 @@ export class IdempotentRequests {
    * route's code before the handler ran, and a handler that chooses its own (confirm: 201 new, 200
    * replay) has set that.
    */
-  async run<T>(
-    req: FastifyRequest & { user?: AuthUser },
+  run<T>(req: FastifyRequest & { user?: AuthUser }, reply: FastifyReply, work: () => Promise<T>): Promise<T> {
+    const key = req.headers['idempotency-key'];
+    // without the header: `work`'s own promise, not one more async frame around it
+    return key === undefined || !req.user ? work() : this.runOnce(req, req.user, key, reply, work);
+  }
+
+  private async runOnce<T>(
+    req: FastifyRequest,
+    user: AuthUser,
+    key: string | string[],
     reply: FastifyReply,
     work: () => Promise<T>,
   ): Promise<T> {
-    const key = req.headers['idempotency-key'];
-    if (key === undefined || !req.user) {
-      return work();
-    }
     if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) {
       throw new DomainError(ErrorCode.VALIDATION_FAILED, 'Idempotency-Key is not valid', {
         details: [{ field: 'Idempotency-Key', message: 'must be 1-128 chars of letters, digits, . _ : -' }],
       });
     }
-    const userId = req.user.id;
+    const userId = user.id;
     const fingerprint = this.idempotency.fingerprint(
       canonical({ route: `${req.method} ${req.routeOptions.url}`, params: req.params, body: req.body }),
     );
