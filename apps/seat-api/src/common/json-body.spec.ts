@@ -50,6 +50,11 @@ describe('inspectJsonText', () => {
       'sections.1.name',
     ],
     ['a repeated empty key', '{"":1,"":2}', ''],
+    [
+      'a key repeated among many',
+      `{"o":{${Array.from({ length: 40 }, (_, i) => `"k${i}":${i}`).join(',')},"k7":0}}`,
+      'o.k7',
+    ],
   ])('refuses %s, naming it', (_what, text, field) => {
     JSON.parse(text);
     expect(inspectJsonText(text)).toEqual({ field, message: 'appears more than once in its object' });

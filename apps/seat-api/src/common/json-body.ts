@@ -16,16 +16,50 @@ export interface JsonBodyProblem {
 }
 
 interface Frame {
-  /** keys seen so far, for an object; null for an array */
-  keys: Set<string> | null;
-  path: string;
+  /** keys seen so far, for an object (an array while few: a linear scan beats hashing); null for an array */
+  keys: string[] | Set<string> | null;
+  /** the container this one is a member of, and its key or index there: the path, built only for an error */
+  parent: Frame | undefined;
+  at: string | number;
   /** the object member or array element being read */
   member: string;
   index: number;
   expectKey: boolean;
 }
 
+/** Keys an object keeps in an array before it moves them to a Set. */
+const KEYS_IN_ARRAY = 16;
+
 const join = (path: string, member: string) => (path ? `${path}.${member}` : member);
+
+/** The dotted path of a container (`` for the body itself). */
+function pathOf(frame: Frame): string {
+  const parts: string[] = [];
+  for (let f: Frame | undefined = frame; f?.parent; f = f.parent) {
+    parts.push(String(f.at));
+  }
+  return parts.reverse().join('.');
+}
+
+/** Adds `key` to the object's keys; false when it was there already. */
+function addKey(frame: Frame & { keys: string[] | Set<string> }, key: string): boolean {
+  const keys = frame.keys;
+  if (Array.isArray(keys)) {
+    if (keys.includes(key)) {
+      return false;
+    }
+    keys.push(key);
+    if (keys.length > KEYS_IN_ARRAY) {
+      frame.keys = new Set(keys);
+    }
+    return true;
+  }
+  if (keys.has(key)) {
+    return false;
+  }
+  keys.add(key);
+  return true;
+}
 
 /**
  * Finds what JSON.parse accepts but we refuse, in one iterative pass over text already known to be valid
@@ -34,13 +68,15 @@ const join = (path: string, member: string) => (path ? `${path}.${member}` : mem
  * - a key repeated in one object (after unescaping: `"a"` and `"\u0061"` are one key). JSON leaves the
  *   meaning of a repeated key open (RFC 8259 §4); JSON.parse keeps the last, other parsers the first, so a
  *   proxy or a log could read another request than we act on. We refuse it rather than pick one.
+ * Paths are put together only for a problem found: a body without one (every hold request) allocates a
+ * frame per container and its keys, nothing more.
  */
 export function inspectJsonText(text: string, maxDepth = MAX_JSON_DEPTH): JsonBodyProblem | null {
-  const stack: Frame[] = [];
+  let top: Frame | undefined;
+  let depth = 0;
   let i = 0;
   while (i < text.length) {
     const c = text.charCodeAt(i);
-    const top = stack[stack.length - 1];
     if (c === 0x22 /* " */) {
       let j = i + 1;
       let escaped = false;
@@ -54,10 +90,9 @@ export function inspectJsonText(text: string, maxDepth = MAX_JSON_DEPTH): JsonBo
       }
       if (top?.keys && top.expectKey) {
         const key = escaped ? (JSON.parse(text.slice(i, j + 1)) as string) : text.slice(i + 1, j);
-        if (top.keys.has(key)) {
-          return { field: join(top.path, key), message: 'appears more than once in its object' };
+        if (!addKey(top as Frame & { keys: string[] | Set<string> }, key)) {
+          return { field: join(pathOf(top), key), message: 'appears more than once in its object' };
         }
-        top.keys.add(key);
         top.member = key;
         top.expectKey = false;
       }
@@ -65,14 +100,17 @@ export function inspectJsonText(text: string, maxDepth = MAX_JSON_DEPTH): JsonBo
       continue;
     }
     if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      const path = top ? join(top.path, top.keys ? top.member : String(top.index)) : '';
-      if (stack.length >= maxDepth) {
+      const at = top ? (top.keys ? top.member : top.index) : '';
+      if (depth >= maxDepth) {
+        const path = top ? join(pathOf(top), String(at)) : '';
         return { field: path || 'body', message: `nests arrays/objects deeper than ${maxDepth} levels` };
       }
       const isObject = c === 0x7b;
-      stack.push({ keys: isObject ? new Set() : null, path, member: '', index: 0, expectKey: isObject });
+      top = { keys: isObject ? [] : null, parent: top, at, member: '', index: 0, expectKey: isObject };
+      depth++;
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
-      stack.pop();
+      top = top?.parent;
+      depth--;
     } else if (c === 0x2c /* , */ && top) {
       if (top.keys) {
         top.expectKey = true;
