@@ -188,12 +188,13 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
     opts: RunOptions,
     fn: (lock: LockHandle) => Promise<T>,
   ): Promise<T | undefined> {
-    let handle: LockHandle;
+    let handle: HeldLock;
     try {
-      handle = await this.acquire(
+      // acquire's handles are HeldLocks (typed LockHandle for its callers)
+      handle = (await this.acquire(
         keys,
         opts.onContention === 'skip' ? { ...opts, waitMs: opts.waitMs ?? 0 } : opts,
-      );
+      )) as HeldLock;
     } catch (e) {
       if (e instanceof LockNotAcquiredError && opts.onContention === 'skip') {
         this.metrics.acquisitions.inc({ result: 'skipped' });
@@ -204,11 +205,14 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
     try {
       return await runInLockScope(handle, () => fn(handle));
     } finally {
-      await handle.release().catch((e: unknown) => {
-        this.logger.warn(
-          `release of ${handle.keys.join(', ')} failed (it will expire by itself): ${String(e)}`,
-        );
-      });
+      // a section that let go itself (releaseAlong) is done: release() would answer NOT_HELD, and nothing else
+      if (!handle.released) {
+        await handle.release().catch((e: unknown) => {
+          this.logger.warn(
+            `release of ${handle.keys.join(', ')} failed (it will expire by itself): ${String(e)}`,
+          );
+        });
+      }
     }
   }
 

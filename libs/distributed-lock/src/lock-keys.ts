@@ -39,14 +39,25 @@ export function normalizeKeys(raw: string | readonly string[]): string[] {
       );
     }
   }
-  const keys = [...new Set(list)].sort();
+  // callers usually pass their keys sorted already (the seat lock does): then no set and no sort
+  const keys = isStrictlyAscending(list) ? list : [...new Set(list)].sort();
   const tag = hashTag(keys[0]);
-  if (keys.length > 1 && keys.some((k) => hashTag(k) !== tag || hashTag(k) === k)) {
+  if (keys.length > 1 && keys.some((k) => hashTag(k) !== tag || tag === k)) {
     throw new InvalidLockKeyError(
       `keys locked together must share one hash tag like "seat:{event-1}:A1", got ${keys.join(', ')}`,
     );
   }
   return keys;
+}
+
+/** Sorted as Array#sort sorts strings (UTF-16 code units), without duplicates. */
+function isStrictlyAscending(list: readonly string[]): boolean {
+  for (let i = 1; i < list.length; i++) {
+    if (!(list[i - 1] < list[i])) {
+      return false;
+    }
+  }
+  return true;
 }
 
 export function lockKey(prefix: string, key: string): string {
