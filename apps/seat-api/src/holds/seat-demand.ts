@@ -23,6 +23,8 @@ const MAX_EVENTS = 10_000;
 export class SeatDemand {
   /** eventId -> moving average of "refused as taken" (1) vs "anything else" (0); Map order = recency. */
   private readonly takenShare = new Map<string, { share: number; rush: boolean }>();
+  /** The event recorded last (the map's last entry), while it is there. */
+  private newest?: string;
 
   isRush(eventId: string): boolean {
     return this.takenShare.get(eventId)?.rush ?? false;
@@ -33,10 +35,20 @@ export class SeatDemand {
     const before = this.takenShare.get(eventId);
     const share = (before?.share ?? 0) + ALPHA * ((taken ? 1 : 0) - (before?.share ?? 0));
     const rush = share > RUSH_ABOVE || (before !== undefined && before.rush && share >= CALM_BELOW);
-    this.takenShare.delete(eventId); // re-inserted last: the map's first entry is the least recent
-    this.takenShare.set(eventId, { share, rush });
-    if (before === undefined && this.takenShare.size > MAX_EVENTS) {
-      this.takenShare.delete(this.takenShare.keys().next().value!);
+    if (before !== undefined) {
+      before.share = share;
+      before.rush = rush;
+      if (eventId === this.newest) {
+        return; // already last: a run of attempts on one event moves nothing
+      }
+      this.takenShare.delete(eventId); // re-inserted last: the map's first entry is the least recent
+      this.takenShare.set(eventId, before);
+    } else {
+      this.takenShare.set(eventId, { share, rush });
+      if (this.takenShare.size > MAX_EVENTS) {
+        this.takenShare.delete(this.takenShare.keys().next().value!);
+      }
     }
+    this.newest = eventId;
   }
 }
