@@ -1,6 +1,6 @@
 /**
  * The floor the HTTP benchmark measures the service against: a bare node:http server that runs the
- * very same hold Lua script (HoldStore.createHold, one EVALSHA) through ioredis. No Nest, no auth,
+ * very same hold Lua script (HoldStore.createHold, one FCALL) through ioredis. No Nest, no auth,
  * no validation beyond JSON parsing, no seat lock: what is left is the cost of HTTP + JSON + Redis.
  * Started as a child process by http.bench.ts (FLOOR_PORT, REDIS_URL, REDIS_KEY_PREFIX).
  */

@@ -36,8 +36,8 @@ beforeAll(async () => {
   const m = await monitor.monitor();
   m.on('monitor', (_time: string, args: string[], source: string) => {
     if (!source.includes('lua') && args.some((a) => a.includes(eventId))) {
-      // a script's first call on a connection is an EVAL (ioredis loads it), then EVALSHA: one script call
-      seen.push(/^eval(sha)?$/i.test(args[0]) ? 'script' : args[0].toLowerCase());
+      // one script call: the lock's EVALSHA (EVAL on a connection's first call), the hold store's FCALL
+      seen.push(/^(eval(sha)?|fcall)$/i.test(args[0]) ? 'script' : args[0].toLowerCase());
     }
   });
 });

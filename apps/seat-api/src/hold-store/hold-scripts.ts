@@ -1,11 +1,11 @@
 import { DistributedLockService } from '@app/distributed-lock';
-import Redis from 'ioredis';
+import Redis, { Cluster } from 'ioredis';
 import { HoldIds } from './hold-ids';
 import { HoldLayout } from './hold-keys';
 import { ABANDON_CONFIRM, BEGIN_CONFIRM, FINISH_CONFIRM } from './lua/confirm-hold.lua';
 import { CREATE_HOLD } from './lua/create-hold.lua';
 import { EXTEND_HOLD } from './lua/extend-hold.lua';
-import { holdScript } from './lua/hold-script';
+import { HoldLibrary, holdLibrary, holdScript } from './lua/hold-script';
 import { READ_HOLD } from './lua/read-hold.lua';
 import { RELEASE_HOLD } from './lua/release-hold.lua';
 import { MARK_BOOKED } from './lua/mark-booked.lua';
@@ -28,44 +28,64 @@ export type EventScriptName = keyof typeof EVENT_SCRIPTS;
 /** KEYS of an event script (prelude.lua.ts); the sweep declares one more (the shard's events index). */
 const EVENT_SCRIPT_KEYS = 11;
 
-type ScriptRunner = (...args: (string | number)[]) => Promise<unknown>;
+/** The store's scripts as one function library (hold-script.ts): built once per process. */
+const LIBRARY: HoldLibrary = holdLibrary({ ...EVENT_SCRIPTS, holdSweepShard: SWEEP });
+
+/** Redis's answer to an FCALL of a function it does not have (library never loaded, or lost). */
+const NOT_LOADED = /function not found/i;
 
 /**
- * The hold scripts registered on the Redis client (defineCommand: EVALSHA, and EVAL after a SCRIPT FLUSH
- * or a restart, on one Redis as on every node of a Cluster), and the keys and arguments each call gets:
- * an event's keys, its shard's outbox and indexes and the fencing counter of its seat locks, all under
- * the shard's hash tag (hold-keys.ts). The counter's key comes from the lock service that issues the
- * tokens (both use the one Redis client, so its keyPrefix applies to both alike).
+ * The hold scripts on Redis, as functions of one library (lua/hold-script.ts), and the keys and arguments
+ * each call gets: an event's keys, its shard's outbox and indexes and the fencing counter of its seat
+ * locks, all under the shard's hash tag (hold-keys.ts). The counter's key comes from the lock service that
+ * issues the tokens (both use the one Redis client, so its keyPrefix applies to both alike).
+ *
+ * The library is loaded on every master when the store starts (load()); a Redis that lost it (a restart
+ * without persistence, a new master without its predecessor's data, FUNCTION FLUSH) answers "Function not
+ * found", and the call loads it and runs again, as EVALSHA falls back on NOSCRIPT. Functions are part of
+ * Redis's data: replicas get them, and they survive a restart with persistence.
  */
 export class HoldScripts {
-  private readonly runners = new Map<string, ScriptRunner>();
+  private loading: Promise<void> | null = null;
 
   constructor(
     private readonly redis: Redis,
     readonly layout: HoldLayout,
     private readonly locks: DistributedLockService,
     private readonly retentionMs: number,
-  ) {
-    for (const [name, lua] of Object.entries(EVENT_SCRIPTS)) {
-      this.define(name, lua);
+  ) {}
+
+  /** Loads the library on every master (each one's slots run its functions); idempotent. */
+  load(): Promise<void> {
+    this.loading ??= this.loadEverywhere().finally(() => (this.loading = null));
+    return this.loading;
+  }
+
+  private async loadEverywhere(): Promise<void> {
+    const load = (node: Redis) => node.call('FUNCTION', 'LOAD', 'REPLACE', LIBRARY.code);
+    const cluster = this.redis as unknown as Cluster;
+    if (this.redis instanceof Cluster || typeof cluster.nodes === 'function') {
+      await Promise.all(cluster.nodes('master').map(load));
+    } else {
+      await load(this.redis);
     }
-    this.define('holdSweepShard', SWEEP, EVENT_SCRIPT_KEYS + 1);
   }
 
   /**
-   * Registers a script that starts with PRELUDE (hold-script.ts wraps it so its changes reach the
-   * seat-map log) under `name`, once per client: several stores may share one client. Only here, while
-   * the app is built: an ioredis auto-pipeline copies the defined commands when it is created, so a
-   * command defined later and called while a pipeline is queued is missing from it, and that pipeline's
-   * answers go to the wrong callers (an uncaught TypeError; ioredis issue 1931). Rare scripts use
-   * evalOnEvent instead.
+   * One FCALL, sent synchronously (a caller that lets its seat lock go along with the script relies on
+   * it: LockHandle.releaseAlong); only a Redis without the library costs a second round trip.
    */
-  private define(name: string, lua: string, numberOfKeys = EVENT_SCRIPT_KEYS): void {
-    if (!(name in this.redis)) {
-      this.redis.defineCommand(name, { numberOfKeys, lua: holdScript(lua) });
+  private async fcall(script: string, numberOfKeys: number, args: (string | number)[]): Promise<unknown> {
+    const fn = LIBRARY.functions[script];
+    try {
+      return await this.redis.fcall(fn, numberOfKeys, ...args);
+    } catch (e) {
+      if (!(e instanceof Error) || !NOT_LOADED.test(e.message)) {
+        throw e;
+      }
+      await this.load();
+      return this.redis.fcall(fn, numberOfKeys, ...args);
     }
-    const fn = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[name];
-    this.runners.set(name, (...args) => fn.call(this.redis, ...args));
   }
 
   /** A key of every event script's slot: what a replica acknowledgement is routed by. */
@@ -75,7 +95,7 @@ export class HoldScripts {
 
   /** Runs a defined script on one event: its keys and the prelude's arguments, then `args` (ARGV[4..]). */
   onEvent(name: EventScriptName, eventId: string, args: (string | number)[]): Promise<unknown> {
-    return this.runner(name)(...this.eventCall(eventId, args));
+    return this.fcall(name, EVENT_SCRIPT_KEYS, this.eventCall(eventId, args));
   }
 
   /**
@@ -114,7 +134,7 @@ export class HoldScripts {
   /** The shard sweep (sweep.lua.ts): the per-event positions are placeholders in the shard's slot. */
   sweepShard(shard: number, args: (string | number)[]): Promise<unknown> {
     const k = this.layout.shardKeys(shard);
-    return this.runner('holdSweepShard')(
+    return this.fcall('holdSweepShard', EVENT_SCRIPT_KEYS + 1, [
       k.due,
       k.due,
       k.due,
@@ -131,14 +151,6 @@ export class HoldScripts {
       '',
       this.retentionMs,
       ...args,
-    );
-  }
-
-  private runner(name: string): ScriptRunner {
-    const run = this.runners.get(name);
-    if (!run) {
-      throw new Error(`hold script ${name} is not defined`);
-    }
-    return run;
+    ]);
   }
 }

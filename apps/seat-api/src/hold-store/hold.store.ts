@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
 import { REDIS_CLIENT, ReplicaAcks } from '@app/redis';
@@ -30,7 +30,8 @@ const EVENT_RECHECK_MS = 1000;
  * REPLICAS_UNAVAILABLE): an answer given to a client then survives the master's death.
  */
 @Injectable()
-export class HoldStore {
+export class HoldStore implements OnModuleInit {
+  private readonly logger = new Logger('HoldStore');
   readonly layout: HoldLayout;
   readonly scripts: HoldScripts;
   private readonly eventRetentionMs: number;
@@ -46,6 +47,18 @@ export class HoldStore {
     defineSeatConflicts(redis); // before any traffic: see defineSeatConflicts
     this.eventRetentionMs = config.holds.eventRetentionSeconds * 1000;
     this.acks = new ReplicaAcks(redis, config.replicaAck);
+  }
+
+  /**
+   * Loads the hold functions on every Redis master before traffic (hold-scripts.ts). A Redis that is down
+   * now does not stop the boot: its first call loads them.
+   */
+  async onModuleInit(): Promise<void> {
+    try {
+      await this.scripts.load();
+    } catch (e) {
+      this.logger.warn(`hold functions not loaded at boot (loaded at the first call): ${String(e)}`);
+    }
   }
 
   /**

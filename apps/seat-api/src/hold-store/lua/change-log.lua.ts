@@ -24,9 +24,10 @@ const MAX_SEATS_PER_ENTRY = 1000;
 
 /** Declared before seat() and set_seat(), which call these. */
 export const CHANGE_TRACKING = `
-local K_META, K_CHANGES = KEYS[8], KEYS[9]
+local K_META, K_CHANGES
 -- seatId -> state letter before this script, seatId -> {letter, hid, expireAt} after, write order; hid -> status
-local CL_BEFORE, CL_AFTER, CL_ORDER, CL_STATUS = {}, {}, {}, {}
+-- (set afresh by cl_reset(), which every call runs first: see prelude begin())
+local CL_BEFORE, CL_AFTER, CL_ORDER, CL_STATUS
 
 -- The shard sweep records each event it visits on its own (its meta and log), then starts afresh.
 local function cl_reset()

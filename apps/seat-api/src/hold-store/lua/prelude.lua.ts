@@ -44,15 +44,13 @@ const STATUS_CODES = Object.entries(HOLD_STATUS_CODES)
   .map(([name, code]) => `${name} = ${code}`)
   .join(', ');
 
-export const PRELUDE = `
-local K_SEATS, K_HOLDS, K_DUE, K_USERS, K_OUTBOX, K_GC = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-local K_FENCE, K_SDUE, K_SGC = KEYS[7], KEYS[10], KEYS[11]
-local EVENT_ID, ID_PREFIX, RETENTION = ARGV[1], ARGV[2], tonumber(ARGV[3])
-local t = redis.call('TIME')
-local NOW = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+export const PRELUDE_DEFINITIONS = `
+-- Per call (set by begin()): the keys and arguments of the call, Redis time.
+local K_SEATS, K_HOLDS, K_DUE, K_USERS, K_OUTBOX, K_GC, K_FENCE, K_SDUE, K_SGC
+local EVENT_ID, ID_PREFIX, RETENTION, NOW, SHARD_BASE
 ${CHANGE_TRACKING}${HOLD_BUCKETS}
--- The event's bucket state (hold-buckets.lua.ts) is read from meta once per script (per event, for the
--- shard sweep), at first need: a script that touches no hold record does not read it.
+-- The event's bucket state (hold-buckets.lua.ts) is read from meta once per call (per event, for the
+-- shard sweep), at first need: a call that touches no hold record does not read it.
 local HB_READY = false
 local function buckets_ready()
   if not HB_READY then
@@ -62,7 +60,6 @@ local function buckets_ready()
 end
 -- The event's keys from the shard's: "<prefix>hold:{s<k>}:due" -> "<prefix>hold:{s<k>}:<eventId>:seats"...
 -- Same {s<k>} tag as the shard keys this script declared: the same Cluster slot.
-local SHARD_BASE = string.sub(K_SDUE, 1, -4)
 local function use_event(eventId)
   local base = SHARD_BASE .. eventId .. ':'
   K_SEATS, K_HOLDS, K_DUE, K_USERS = base .. 'seats', base .. 'holds', base .. 'due', base .. 'users'
@@ -216,7 +213,7 @@ end
 -- holds as "\\n<userId>=<hid>,<hid>..." entries (a userId holds neither '\\n' nor '=': HoldStore refuses
 -- such ids). Entries carry the full userId, so users whose digests collide share the field but never each
 -- other's holds. Plain string search and splice, no table per call: a change costs a few µs.
-local USER_FIELDS = {}
+local USER_FIELDS
 -- The bucket's field, its value ('' when empty), where the user's entry starts and ends (nil if absent)
 -- and the user's "hid,hid..." ('' for none).
 local function user_entry(user)
@@ -295,4 +292,27 @@ local function settle(h)
   if h and h.status == 'ACTIVE' and h.expire <= NOW then expire(h) end
   return h
 end
-${CHANGE_LOG_WRITE}`;
+${CHANGE_LOG_WRITE}
+-- Starts a call: its keys and arguments (KEYS / ARGV: EVAL's globals, or the library's per-call locals
+-- set by its function wrapper, hold-script.ts), Redis time, and fresh per-call state.
+local function begin()
+  K_SEATS, K_HOLDS, K_DUE, K_USERS, K_OUTBOX, K_GC = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+  K_FENCE, K_META, K_CHANGES, K_SDUE, K_SGC = KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]
+  EVENT_ID, ID_PREFIX, RETENTION = ARGV[1], ARGV[2], tonumber(ARGV[3])
+  local t = redis.call('TIME')
+  NOW = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  SHARD_BASE = string.sub(K_SDUE, 1, -4)
+  cl_reset()
+  HB_READY = false
+  USER_FIELDS = {}
+end
+`;
+
+/**
+ * The head of every hold script run with EVAL (PRELUDE_DEFINITIONS, then begin()): what tests and rare
+ * scripts prepend to their body. The store's own scripts run as one Redis function library instead
+ * (hold-script.ts), which builds these definitions once, not on every call.
+ */
+export const PRELUDE = `${PRELUDE_DEFINITIONS}
+begin()
+`;
