@@ -60,6 +60,55 @@ local function buckets_ready()
     HB_READY = true
   end
 end
+-- Write batching, for the shard sweep's many holds of one event (batch_begin() .. batch_flush()): seat
+-- values, hold records, user-index fields, due removals and gc entries are kept in tables, read back by
+-- seat(), load() and user_entry() (the script sees its own writes), and written at the flush as one
+-- command per key. Inside a script each redis.call that writes is a command Redis propagates on its own
+-- (AOF, every replica): expiring 100 holds of an event one by one was some 700 commands, batched it is
+-- the 100 outbox records and about a dozen more. Off (BATCH false) every write goes out at once, as before.
+local BATCH, B_SEATS, B_RECORDS, B_USERS, B_DUE_REM, B_GC, B_SGC = false
+local function batch_begin()
+  BATCH, B_SEATS, B_RECORDS, B_USERS, B_DUE_REM, B_GC, B_SGC = true, {}, {}, {}, {}, {}, nil
+end
+-- One command per BATCH_CHUNK fields or members at most (Lua's unpack has a stack limit).
+local BATCH_CHUNK = 500
+local function write_pairs(command, key, map)
+  local args = {}
+  for field, value in pairs(map) do
+    args[#args + 1] = field
+    args[#args + 1] = value
+    if #args >= 2 * BATCH_CHUNK then
+      redis.call(command, key, unpack(args))
+      args = {}
+    end
+  end
+  if #args > 0 then redis.call(command, key, unpack(args)) end
+end
+local function write_list(command, key, list)
+  for from = 1, #list, BATCH_CHUNK do
+    redis.call(command, key, unpack(list, from, math.min(from + BATCH_CHUNK - 1, #list)))
+  end
+end
+local function batch_flush()
+  if not BATCH then return end
+  BATCH = false
+  write_pairs('HSET', K_SEATS, B_SEATS)
+  for key, records in pairs(B_RECORDS) do write_pairs('HSET', key, records) end
+  local set, gone = {}, {}
+  for field, all in pairs(B_USERS) do
+    if all == '' then gone[#gone + 1] = field else set[field] = all end
+  end
+  write_pairs('HSET', K_USERS, set)
+  write_list('HDEL', K_USERS, gone)
+  for b, hids in pairs(B_DUE_REM) do
+    local sub = K_DUE .. ':' .. b
+    write_list('ZREM', sub, hids)
+    if redis.call('EXISTS', sub) == 0 then redis.call('ZREM', K_DUE, b) end
+  end
+  write_list('ZADD', K_GC, B_GC)
+  if B_SGC then redis.call('ZADD', K_SGC, 'LT', B_SGC, EVENT_ID) end
+end
+
 -- The event's keys from the shard's: "<prefix>hold:{s<k>}:due" -> "<prefix>hold:{s<k>}:<eventId>:seats"...
 -- Same {s<k>} tag as the shard keys this script declared: the same Cluster slot.
 local function use_event(eventId)
@@ -93,6 +142,15 @@ end
 -- A bucket left empty leaves the head too: an empty head means no live hold (the event may be removed).
 local function due_remove(hid)
   local b = bucket(hid)
+  if BATCH then
+    local hids = B_DUE_REM[b]
+    if not hids then
+      hids = {}
+      B_DUE_REM[b] = hids
+    end
+    hids[#hids + 1] = hid
+    return
+  end
   local sub = K_DUE .. ':' .. b
   if redis.call('ZREM', sub, hid) == 1 and redis.call('EXISTS', sub) == 0 then redis.call('ZREM', K_DUE, b) end
 end
@@ -110,7 +168,8 @@ local function at(created, stored)
 end
 
 local function load(hid)
-  local raw = redis.call('HGET', holds_key(hid), hid)
+  local key = holds_key(hid)
+  local raw = BATCH and B_RECORDS[key] and B_RECORDS[key][hid] or redis.call('HGET', key, hid)
   if not raw then return nil end
   local r = cmsgpack.unpack(raw)
   local c = r[4]
@@ -129,7 +188,17 @@ local function save(h)
     r[n] = nil
     n = n - 1
   end
-  redis.call('HSET', holds_key(h.hid), h.hid, cmsgpack.pack(r))
+  local key = holds_key(h.hid)
+  if BATCH then
+    local records = B_RECORDS[key]
+    if not records then
+      records = {}
+      B_RECORDS[key] = records
+    end
+    records[h.hid] = cmsgpack.pack(r)
+    return
+  end
+  redis.call('HSET', key, h.hid, cmsgpack.pack(r))
 end
 
 -- The reply shape every script uses for a hold: read by hold-replies.ts#toHoldRecord.
@@ -142,7 +211,7 @@ end
 
 -- seat value "S|hid|expireAt|fence" -> state, hid, expireAt, fence
 local function seat(seatId)
-  local v = redis.call('HGET', K_SEATS, seatId)
+  local v = BATCH and B_SEATS[seatId] or redis.call('HGET', K_SEATS, seatId)
   if not v then
     cl_seen(seatId, 'F')
     return 'F', '', 0, 0
@@ -154,7 +223,12 @@ end
 
 local function set_seat(seatId, state, hid, exp, fence)
   cl_written(seatId, state, hid, exp)
-  redis.call('HSET', K_SEATS, seatId, state .. '|' .. hid .. '|' .. exp .. '|' .. fence)
+  local v = state .. '|' .. hid .. '|' .. exp .. '|' .. fence
+  if BATCH then
+    B_SEATS[seatId] = v
+    return
+  end
+  redis.call('HSET', K_SEATS, seatId, v)
 end
 
 -- Ownership. A script writes a seat only while the seat is still its hold's own: 'H' or 'B' under the
@@ -224,7 +298,8 @@ local function user_entry(user)
     field = string.sub(redis.sha1hex(user), 1, ${USER_BUCKET_HEX_DIGITS})
     USER_FIELDS[user] = field
   end
-  local all = redis.call('HGET', K_USERS, field) or ''
+  local all = BATCH and B_USERS[field] -- '' (an emptied field) is a value: Lua's '' is true
+  if not all then all = redis.call('HGET', K_USERS, field) or '' end
   local key = '\\n' .. user .. '='
   local from = string.find(all, key, 1, true)
   if not from then return field, all, nil, nil, '' end
@@ -244,7 +319,13 @@ local function update_user_holds(user, change)
   list = change(list)
   local entry = list == '' and '' or ('\\n' .. user .. '=' .. list)
   if from then all = string.sub(all, 1, from - 1) .. entry .. string.sub(all, after) else all = all .. entry end
-  if all == '' then redis.call('HDEL', K_USERS, field) else redis.call('HSET', K_USERS, field, all) end
+  if BATCH then
+    B_USERS[field] = all
+  elseif all == '' then
+    redis.call('HDEL', K_USERS, field)
+  else
+    redis.call('HSET', K_USERS, field, all)
+  end
 end
 
 local function drop_user_hold(user, hid)
@@ -264,8 +345,14 @@ local function finish(h, status)
   h.deadline = 0
   save(h)
   due_remove(h.hid)
-  redis.call('ZADD', K_GC, NOW + RETENTION, h.hid)
-  redis.call('ZADD', K_SGC, 'LT', NOW + RETENTION, EVENT_ID)
+  if BATCH then
+    B_GC[#B_GC + 1] = NOW + RETENTION
+    B_GC[#B_GC + 1] = h.hid
+    B_SGC = NOW + RETENTION
+  else
+    redis.call('ZADD', K_GC, NOW + RETENTION, h.hid)
+    redis.call('ZADD', K_SGC, 'LT', NOW + RETENTION, EVENT_ID)
+  end
   drop_user_hold(h.user, h.hid)
 end
 
@@ -307,6 +394,7 @@ local function begin()
   cl_reset()
   HB_READY = false
   USER_FIELDS = {}
+  BATCH = false
 end
 `;
 

@@ -17,7 +17,8 @@ import { PRELUDE } from './prelude.lua';
  *      released, re-held or being confirmed since it was indexed is never freed. Then the bucket's entry
  *      in the event's head and the event's entry in the shard index are set to their earliest due times
  *      (or removed). Cost ~ what is due, never the number of
- *      events, holds or seats. Safe from several callers at once: a hold is expired by one script run.
+ *      events, holds or seats. An event's writes are batched (prelude batch_begin / batch_flush): one
+ *      command per key instead of several per hold, which is what Redis propagates to the AOF and replicas. Safe from several callers at once: a hold is expired by one script run.
  *   2. gc: ended holds past their retention are forgotten (shard gc head, then the event's gc index).
  *   3. events: an event past its retain-until (start + HOLD_EVENT_RETENTION_SECONDS) with no live hold
  *      (empty due head) loses all its keys (UNLINK: freed off Redis's main thread). One that still has
@@ -75,6 +76,7 @@ for _, ev in ipairs(redis.call('ZRANGEBYSCORE', K_SDUE, '-inf', NOW, 'LIMIT', 0,
   use_event(ev)
   local due, visited = due_holds()
   budget = budget - #due
+  batch_begin()
   for _, it in ipairs(due) do
     local hid, sub = it[2], it[3]
     local h = load(hid)
@@ -98,6 +100,7 @@ for _, ev in ipairs(redis.call('ZRANGEBYSCORE', K_SDUE, '-inf', NOW, 'LIMIT', 0,
       redis.call('ZREM', sub, hid)
     end
   end
+  batch_flush()
   for _, b in ipairs(visited) do follow(K_DUE, K_DUE .. ':' .. b, b) end
   follow(K_SDUE, K_DUE, ev)
   log_changes()
@@ -110,11 +113,23 @@ for _, ev in ipairs(redis.call('ZRANGEBYSCORE', K_SGC, '-inf', NOW, 'LIMIT', 0, 
   use_event(ev)
   local old = redis.call('ZRANGEBYSCORE', K_GC, '-inf', NOW, 'LIMIT', 0, budget)
   budget = budget - #old
-  local records = 0
+  -- one HDEL per bucket and one ZREM, not two commands per hold (see the prelude's write batching)
+  local byBucket, records = {}, 0
   for _, hid in ipairs(old) do
-    records = records + redis.call('HDEL', holds_key(hid), hid)
-    redis.call('ZREM', K_GC, hid)
+    local key = holds_key(hid)
+    local hids = byBucket[key]
+    if not hids then
+      hids = {}
+      byBucket[key] = hids
+    end
+    hids[#hids + 1] = hid
   end
+  for key, hids in pairs(byBucket) do
+    for from = 1, #hids, BATCH_CHUNK do
+      records = records + redis.call('HDEL', key, unpack(hids, from, math.min(from + BATCH_CHUNK - 1, #hids)))
+    end
+  end
+  write_list('ZREM', K_GC, old)
   if records > 0 then redis.call('HINCRBY', K_META, 'hn', -records) end
   forgotten = forgotten + #old
   follow(K_SGC, K_GC, ev)

@@ -1,0 +1,106 @@
+/**
+ * The shard sweep batches one event's writes (prelude batch_begin / batch_flush): every write inside a
+ * script is a command Redis propagates to the AOF and every replica on its own, so expiring holds one by
+ * one cost some seven commands per hold. On a private Redis (its command counters see only this test):
+ * expiring 90 holds of one event writes the seats hash, each bucket, the user index and the gc index once
+ * each, one outbox record per seat, and leaves exactly the state the unbatched writes left: seats free,
+ * records EXPIRED, the users' live holds (one of them still has one) and the gc schedule.
+ */
+import Redis from 'ioredis';
+import { loadConfig } from '@app/config';
+import { DistributedLockService } from '@app/distributed-lock';
+import { HoldStore } from './hold.store';
+import {
+  createHold,
+  createdHold,
+  holdRecordKeys,
+  newHoldEventIds,
+  seatStates,
+  untilRedisTimePasses,
+} from '../../../../test/support/hold-store';
+import { PrivateRedis, startPrivateRedis } from '../../../../test/support/private-redis';
+
+const config = loadConfig();
+const newEventId = newHoldEventIds();
+let server: PrivateRedis;
+let redis: Redis;
+let store: HoldStore;
+
+beforeAll(async () => {
+  server = await startPrivateRedis();
+  redis = new Redis(server.url);
+  store = new HoldStore(redis, config, new DistributedLockService({ redis, keyPrefix: 'lock:' }));
+  await store.onModuleInit();
+});
+afterAll(async () => {
+  redis.disconnect();
+  await server.stop();
+});
+
+/** Calls of each command since CONFIG RESETSTAT, commands run inside scripts and functions included. */
+async function commandCalls(): Promise<Record<string, number>> {
+  const info = await redis.info('commandstats');
+  const calls: Record<string, number> = {};
+  for (const m of info.matchAll(/^cmdstat_([a-z|]+):calls=(\d+)/gm)) {
+    calls[m[1]] = Number(m[2]);
+  }
+  return calls;
+}
+
+it('expires 90 holds of one event with one write per key (plus one outbox record per seat), leaving the state unbatched writes left', async () => {
+  const eventId = newEventId();
+  // 80 users with one 1-seat hold, 5 users with two 1-seat holds (their user-index field is rewritten
+  // twice in the batch); all due in 300 ms. "keeper" has a due hold and a live one.
+  const due: string[] = [];
+  for (let i = 0; i < 80; i++) {
+    due.push((await createdHold(store, eventId, [`S-${i}`], { user: `u${i}`, ttlMs: 300, fence: 0 })).holdId);
+  }
+  for (let i = 0; i < 5; i++) {
+    for (const k of [0, 1]) {
+      const seat = `T-${i}-${k}`;
+      due.push(
+        (await createdHold(store, eventId, [seat], { user: `twice${i}`, ttlMs: 300, fence: 0 })).holdId,
+      );
+    }
+  }
+  const live = await createdHold(store, eventId, ['K-live'], { user: 'keeper', ttlMs: 60_000, fence: 0 });
+  due.push((await createdHold(store, eventId, ['K-due'], { user: 'keeper', ttlMs: 300, fence: 0 })).holdId);
+  expect(due).toHaveLength(91);
+  const last = Math.max(...(await Promise.all(due.map(async (id) => (await store.getHold(id))!.expireAtMs))));
+  await untilRedisTimePasses(redis, last);
+
+  await redis.config('RESETSTAT');
+  const r = await store.sweepShard(store.layout.shardOf(eventId), 500);
+  const calls = await commandCalls();
+
+  expect(r).toMatchObject({ expiredHolds: 91, expiredSeats: 91, more: false });
+  // one outbox record per seat, one change-log entry for the event
+  expect(calls.xadd).toBe(91 + 1);
+  // seats hash + one per hold bucket (91 records: 2 buckets) + users hash; unbatched: 3 per hold
+  const buckets = (await holdRecordKeys(redis, store, eventId)).length;
+  expect(buckets).toBeGreaterThan(1);
+  expect(calls.hset).toBeLessThanOrEqual(1 + buckets + 1 + 1); // + meta, should a counter be set
+  // per bucket: its due entries, and its entry in the event's head once empty (flush, then the sweep's follow)
+  expect(calls.zrem).toBeLessThanOrEqual(2 * buckets + 1);
+  expect(calls.hdel ?? 0).toBeLessThanOrEqual(1); // emptied user-index fields, one command
+  expect(calls.zadd).toBeLessThanOrEqual(1 + 1 + 1 + buckets); // gc, shard gc, shard due, bucket heads
+
+  // the state is what one write per hold left
+  const states = await seatStates(store, eventId); // the seats not AVAILABLE
+  expect([...states]).toEqual([['K-live', 'HELD']]);
+  const statuses = await Promise.all(due.map(async (id) => (await store.getHold(id))!.status));
+  expect(new Set(statuses)).toEqual(new Set(['EXPIRED']));
+  expect((await store.getHold(live.holdId))!.status).toBe('ACTIVE');
+  // the user index: keeper's live hold still counts against the cap (2 seats: one more, not two)
+  await createdHold(store, eventId, ['K-more'], { user: 'keeper', limit: 2, fence: 0 });
+  const over = await createHold(store, eventId, ['K-over'], { user: 'keeper', limit: 2, fence: 0 });
+  expect(over).toMatchObject({ ok: false });
+  const users = await redis.hvals(store.layout.eventKeys(eventId).users);
+  expect(users.join('')).not.toMatch(/\nu\d+=|\ntwice\d=/); // every expired user's entry is gone
+  expect(users.join('')).toContain(`\nkeeper=`);
+  // every expired record is on the gc schedule, the event on the shard's
+  const gc = await redis.zcard(store.layout.eventKeys(eventId).gc);
+  expect(gc).toBe(91);
+  const shardGc = await redis.zscore(store.layout.shardKeys(store.layout.shardOf(eventId)).gc, eventId);
+  expect(shardGc).not.toBeNull();
+});
