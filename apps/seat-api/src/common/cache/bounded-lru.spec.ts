@@ -71,4 +71,42 @@ describe('BoundedLru', () => {
     expect(await metric('memory_cache_bytes', 'spec_clear')).toBe(0);
     expect(await metric('memory_cache_entries', 'spec_clear')).toBe(0);
   });
+
+  it('evicts as a plain list in recency order would, through any mix of reads, writes, deletes and clears', () => {
+    const lru = new BoundedLru<number, number>({ name: 'spec_model', maxBytes: 40, maxEntries: 6 });
+    let model: { key: number; bytes: number }[] = []; // least recent first
+    const evict = () => {
+      const total = () => model.reduce((n, e) => n + e.bytes, 0);
+      while (model.length > 1 && (total() > 40 || model.length > 6)) {
+        model.shift();
+      }
+    };
+    let seed = 7;
+    const random = (n: number) => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n;
+    for (let i = 0; i < 5000; i++) {
+      const key = random(12);
+      const at = model.findIndex((e) => e.key === key);
+      const op = random(20);
+      if (op < 8) {
+        expect(lru.get(key)).toBe(at >= 0 ? key : undefined);
+        if (at >= 0) {
+          model.push(...model.splice(at, 1));
+        }
+      } else if (op < 17) {
+        const bytes = 1 + random(12);
+        lru.set(key, key, bytes);
+        model = model.filter((e) => e.key !== key);
+        model.push({ key, bytes });
+        evict();
+      } else if (op < 19) {
+        expect(lru.delete(key)).toBe(at >= 0);
+        model = model.filter((e) => e.key !== key);
+      } else {
+        lru.clear();
+        model = [];
+      }
+      expect(lru.size).toBe(model.length);
+      expect(lru.bytes).toBe(model.reduce((n, e) => n + e.bytes, 0));
+    }
+  });
 });

@@ -29,16 +29,32 @@ export interface BoundedLruOptions {
  * Metrics are added and subtracted rather than set, so several instances in one process (tests build
  * several apps) sum up instead of overwriting each other; `clear()` gives back what an instance held.
  */
+interface Node<K, V> {
+  key: K;
+  value: V;
+  bytes: number;
+  /** Neighbours in recency order; the list is a ring through the sentinel (`older` of it: the newest). */
+  older: Node<K, V>;
+  newer: Node<K, V>;
+}
+
 export class BoundedLru<K, V> {
-  /** A Map iterates in insertion order: re-inserting on every hit keeps the least recent first. */
-  private readonly entries = new Map<K, { value: V; bytes: number }>();
+  /**
+   * Key → node; recency lives in the ring of nodes, so a hit only relinks its node. Moving an entry to
+   * the end of the Map instead (delete + set, as this did) cost ~0.6 µs a hit on 5,000 entries (bench:http:
+   * the JWT cache is hit with another token on every hold) and leaves the Map's table to be rebuilt.
+   */
+  private readonly entries = new Map<K, Node<K, V>>();
+  /** The ring's sentinel: `newer` is the least recently used node, `older` the most recently used. */
+  private readonly ring: Node<K, V>;
   private total = 0;
-  /** The key last inserted or moved to the end, if it is still there (unset: not known). */
-  private newest?: K;
   private readonly labels: { cache: string };
 
   constructor(private readonly options: BoundedLruOptions) {
     this.labels = { cache: options.name };
+    const ring = { bytes: 0 } as Node<K, V>;
+    ring.older = ring.newer = ring;
+    this.ring = ring;
     // present on /metrics from the start (at 0), not only after the first change
     cacheBytes.inc(this.labels, 0);
     cacheEntries.inc(this.labels, 0);
@@ -54,45 +70,42 @@ export class BoundedLru<K, V> {
   }
 
   get(key: K): V | undefined {
-    const entry = this.entries.get(key);
-    if (entry === undefined) {
+    const node = this.entries.get(key);
+    if (node === undefined) {
       return undefined;
     }
-    // already the most recent (a run of requests on one event): moving it to the end would change nothing
-    if (key !== this.newest) {
-      this.entries.delete(key);
-      this.entries.set(key, entry);
-      this.newest = key;
+    // already the most recent (a run of requests on one event): nothing to move
+    if (node !== this.ring.older) {
+      this.unlink(node);
+      this.linkNewest(node);
     }
-    return entry.value;
+    return node.value;
   }
 
   set(key: K, value: V, bytes: number): void {
     this.delete(key);
-    this.entries.set(key, { value, bytes });
-    this.newest = key;
+    const node = { key, value, bytes } as Node<K, V>;
+    this.entries.set(key, node);
+    this.linkNewest(node);
     this.total += bytes;
     cacheBytes.inc(this.labels, bytes);
     cacheEntries.inc(this.labels);
     const maxEntries = this.options.maxEntries ?? Infinity;
     while (this.entries.size > 1 && (this.total > this.options.maxBytes || this.entries.size > maxEntries)) {
-      const oldest = this.entries.keys().next().value as K;
-      this.delete(oldest);
+      this.delete(this.ring.newer.key);
       cacheEvictions.inc(this.labels);
     }
   }
 
   delete(key: K): boolean {
-    const entry = this.entries.get(key);
-    if (entry === undefined) {
+    const node = this.entries.get(key);
+    if (node === undefined) {
       return false;
     }
     this.entries.delete(key);
-    if (key === this.newest) {
-      this.newest = undefined;
-    }
-    this.total -= entry.bytes;
-    cacheBytes.dec(this.labels, entry.bytes);
+    this.unlink(node);
+    this.total -= node.bytes;
+    cacheBytes.dec(this.labels, node.bytes);
     cacheEntries.dec(this.labels);
     return true;
   }
@@ -101,7 +114,20 @@ export class BoundedLru<K, V> {
     cacheBytes.dec(this.labels, this.total);
     cacheEntries.dec(this.labels, this.entries.size);
     this.entries.clear();
-    this.newest = undefined;
+    this.ring.older = this.ring.newer = this.ring;
     this.total = 0;
+  }
+
+  private unlink(node: Node<K, V>): void {
+    node.older.newer = node.newer;
+    node.newer.older = node.older;
+  }
+
+  private linkNewest(node: Node<K, V>): void {
+    const ring = this.ring;
+    node.older = ring.older;
+    node.newer = ring;
+    ring.older.newer = node;
+    ring.older = node;
   }
 }
