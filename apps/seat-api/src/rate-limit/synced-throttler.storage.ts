@@ -42,6 +42,9 @@ interface Window {
   /** Our hits not yet sent, and those being sent right now. */
   unsynced: number;
   inFlight: number;
+  /** Neighbours in recency order, in a ring through `SyncedThrottlerStorage.ring` (see windowOf). */
+  older: Window;
+  newer: Window;
 }
 
 /**
@@ -60,6 +63,12 @@ interface Window {
 export class SyncedThrottlerStorage implements ThrottlerStorage, OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('RateLimit');
   private readonly windows = new Map<string, Window>();
+  /**
+   * The windows in recency order: a ring through this sentinel, `newer` the least recently used, `older`
+   * the most recently used. A hit relinks its window; moving it to the end of the Map (delete + set, as
+   * this did) cost ~0.6 µs per request on 5,000 callers (bench:http) and left the table to be rebuilt.
+   */
+  private readonly ring = { id: '' } as Window;
   private readonly dirty = new Set<string>();
   private timer?: NodeJS.Timeout;
   private syncing?: Promise<void>;
@@ -74,6 +83,7 @@ export class SyncedThrottlerStorage implements ThrottlerStorage, OnModuleInit, O
       redis.defineCommand('rateLimitSync', { lua: SYNC_COUNTERS });
     }
     this.keyPrefix = (redis.isCluster ? (redis as Cluster).options.keyPrefix : redis.options.keyPrefix) ?? '';
+    this.ring.older = this.ring.newer = this.ring;
   }
 
   onModuleInit(): void {
@@ -129,18 +139,20 @@ export class SyncedThrottlerStorage implements ThrottlerStorage, OnModuleInit, O
 
   private windowOf(id: string, now: number, ttlMs: number): Window {
     const index = Math.floor(now / ttlMs);
-    let w = this.windows.get(id);
-    if (w && w.index === index) {
-      // most recently used last: Map keeps insertion order, so the first entry is the one to forget
-      this.windows.delete(id);
-      this.windows.set(id, w);
-      return w;
+    const known = this.windows.get(id);
+    if (known && known.index === index) {
+      // most recently used last: the least recent is the one to forget
+      if (known !== this.ring.older) {
+        this.unlink(known);
+        this.linkNewest(known);
+      }
+      return known;
     }
     // the key names the route and caller (from the guard) and the window: one counter per window. Redis
     // Cluster hashes the first {tag}: the caller's group, so no brace in a caller's id can move it; the
     // {caller} after it keeps the key's former shape
     const redisKey = `rl:{rl${keySlot(id) % COUNTER_GROUPS}}:{${id}}:${index}`;
-    w = {
+    const w = {
       id,
       index,
       endsAtMs: (index + 1) * ttlMs,
@@ -150,16 +162,33 @@ export class SyncedThrottlerStorage implements ThrottlerStorage, OnModuleInit, O
       known: 0,
       unsynced: 0,
       inFlight: 0,
-    };
-    this.windows.delete(id);
+    } as Window;
+    if (known) {
+      this.unlink(known);
+    }
     this.windows.set(id, w);
+    this.linkNewest(w);
     while (this.windows.size > MAX_TRACKED) {
-      const oldest = this.windows.keys().next().value as string;
-      this.windows.delete(oldest);
-      this.dirty.delete(oldest);
+      const oldest = this.ring.newer;
+      this.windows.delete(oldest.id);
+      this.unlink(oldest);
+      this.dirty.delete(oldest.id);
     }
     tracked.set(this.windows.size);
     return w;
+  }
+
+  private unlink(w: Window): void {
+    w.older.newer = w.newer;
+    w.newer.older = w.older;
+  }
+
+  private linkNewest(w: Window): void {
+    const ring = this.ring;
+    w.older = ring.older;
+    w.newer = ring;
+    ring.older.newer = w;
+    ring.older = w;
   }
 
   private async syncDirty(): Promise<void> {
@@ -237,17 +266,20 @@ export class SyncedThrottlerStorage implements ThrottlerStorage, OnModuleInit, O
   }
 
   /**
-   * Windows that ended and have nothing left to send are dropped. The map is in least-recently-used order,
+   * Windows that ended and have nothing left to send are dropped. The ring is in least-recently-used order,
    * so the walk stops at the first window still running: the ones after it were used more recently.
    */
   private forgetEnded(now: number): void {
-    for (const [id, w] of this.windows) {
+    for (let w = this.ring.newer; w !== this.ring;) {
       if (w.endsAtMs > now) {
         break;
       }
+      const next = w.newer;
       if (w.unsynced === 0 && w.inFlight === 0) {
-        this.windows.delete(id);
+        this.windows.delete(w.id);
+        this.unlink(w);
       }
+      w = next;
     }
     tracked.set(this.windows.size);
   }
