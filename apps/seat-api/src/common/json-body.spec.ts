@@ -1,4 +1,6 @@
-import { inspectJsonText, MAX_JSON_DEPTH } from './json-body';
+import Fastify, { FastifyInstance } from 'fastify';
+import { DomainError } from './errors/domain-error';
+import { installJsonBodyParser, inspectJsonText, MAX_JSON_DEPTH } from './json-body';
 
 const arrays = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 const objects = (depth: number) => '{"k":'.repeat(depth) + '1' + '}'.repeat(depth);
@@ -58,5 +60,85 @@ describe('inspectJsonText', () => {
   ])('refuses %s, naming it', (_what, text, field) => {
     JSON.parse(text);
     expect(inspectJsonText(text)).toEqual({ field, message: 'appears more than once in its object' });
+  });
+});
+
+/** A bare Fastify app with our parser, answering the parsed body back, or the error's code. */
+async function appWithParser(): Promise<FastifyInstance> {
+  const app = Fastify({ bodyLimit: 1024 });
+  installJsonBodyParser(app);
+  app.post('/', (req) => ({ body: req.body }));
+  app.setErrorHandler((e: Error & { statusCode?: number; code?: string }, _req, reply) =>
+    reply
+      .code(e instanceof DomainError ? 422 : (e.statusCode ?? 500))
+      .send({ code: e.code, details: e instanceof DomainError ? e.details : undefined }),
+  );
+  await app.ready();
+  return app;
+}
+
+describe('installJsonBodyParser', () => {
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    app = await appWithParser();
+  });
+  afterAll(() => app.close());
+
+  const post = (payload: string) =>
+    app.inject({ method: 'POST', url: '/', headers: { 'content-type': 'application/json' }, payload });
+
+  it.each([
+    ['a hold body', '{"seatIds":["S-A-1","S-A-2"]}'],
+    ['a key constructor without prototype', '{"constructor":{"a":1},"b":{"constructor":1}}'],
+    ['keys __proto__ and constructor as values', '{"a":"__proto__","b":{"c":"constructor"}}'],
+    ['a scalar', '12'],
+  ])('parses %s as JSON.parse does', async (_what, payload) => {
+    const res = await post(payload);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ body: JSON.parse(payload) });
+  });
+
+  it('strips a leading BOM, as Fastify does', async () => {
+    const res = await post('\ufeff{"a":1}');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ body: { a: 1 } });
+  });
+
+  it.each([
+    ['a __proto__ key', '{"seatIds":["S-A-1"],"__proto__":{"isAdmin":true}}'],
+    ['a __proto__ key, escaped', '{"seatIds":["S-A-1"],"\\u005f\\u005fproto__":{"isAdmin":true}}'],
+    ['a __proto__ key deep inside', '{"a":[[{"b":{"__proto__":null}}]]}'],
+    ['a constructor with a prototype', '{"a":{"constructor":{"prototype":{"isAdmin":true}}}}'],
+    ['a __proto__ key after a repeated key', '{"a":1,"a":2,"__proto__":{}}'],
+    ['a __proto__ key past the depth limit', `{"a":${'['.repeat(40)}{"__proto__":{}}${']'.repeat(40)}}`],
+    ['malformed JSON', '{"seatIds":'],
+    ['a trailing comma', '{"a":1,}'],
+  ])('refuses %s as malformed JSON (400), as Fastify does', async (_what, payload) => {
+    const res = await post(payload);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ code: 'FST_ERR_CTP_INVALID_JSON_BODY' });
+  });
+
+  it('refuses an empty body as Fastify does', async () => {
+    const res = await post('');
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ code: 'FST_ERR_CTP_EMPTY_JSON_BODY' });
+  });
+
+  it('refuses a body over the limit (413)', async () => {
+    const res = await post(JSON.stringify({ a: 'x'.repeat(2000) }));
+    expect(res.statusCode).toBe(413);
+  });
+
+  it.each([
+    ['a repeated key', '{"a":1,"a":2}', 'a'],
+    ['a repeated constructor key', '{"constructor":{"prototype":1},"constructor":1}', 'constructor'],
+  ])('refuses %s with VALIDATION_FAILED naming it', async (_what, payload, field) => {
+    const res = await post(payload);
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toEqual({
+      code: 'VALIDATION_FAILED',
+      details: [{ field, message: 'appears more than once in its object' }],
+    });
   });
 });
