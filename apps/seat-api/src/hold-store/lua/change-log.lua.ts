@@ -29,9 +29,31 @@ local K_META, K_CHANGES
 -- (set afresh by cl_reset(), which every call runs first: see prelude begin())
 local CL_BEFORE, CL_AFTER, CL_ORDER, CL_STATUS
 
+-- The event's meta counters (version v, held, booked, record count hn) as this call changed them: each
+-- is read once, and all are written by one HSET when the call (or, in the shard sweep, the event) is
+-- done (meta_flush, at the end of log_changes). One HINCRBY per counter was one more command for Redis
+-- to propagate to the AOF and every replica, three per hold.
+local META_NOW
+local function meta_add(field, delta)
+  local v = META_NOW[field]
+  if v == nil then v = tonumber(redis.call('HGET', K_META, field) or 0) end
+  v = v + delta
+  META_NOW[field] = v
+  return v
+end
+local function meta_flush()
+  local args = {}
+  for field, v in pairs(META_NOW) do
+    args[#args + 1] = field
+    args[#args + 1] = string.format('%d', v)
+  end
+  if #args > 0 then redis.call('HSET', K_META, unpack(args)) end
+  META_NOW = {}
+end
+
 -- The shard sweep records each event it visits on its own (its meta and log), then starts afresh.
 local function cl_reset()
-  CL_BEFORE, CL_AFTER, CL_ORDER, CL_STATUS = {}, {}, {}, {}
+  CL_BEFORE, CL_AFTER, CL_ORDER, CL_STATUS, META_NOW = {}, {}, {}, {}, {}
 end
 
 local function cl_seen(seatId, state)
@@ -64,7 +86,7 @@ local function cl_code(after)
 end
 
 local function cl_append(fields)
-  local v = redis.call('HINCRBY', K_META, 'v', 1)
+  local v = meta_add('v', 1)
   local id = v .. '-0'
   local added = redis.pcall('XADD', K_CHANGES, 'MAXLEN', '~', ${CHANGE_LOG_MAX_ENTRIES}, id, unpack(fields))
   if type(added) == 'table' and added.err then
@@ -76,7 +98,10 @@ local function cl_append(fields)
 end
 
 local function log_changes()
-  if #CL_ORDER == 0 then return end
+  if #CL_ORDER == 0 then
+    meta_flush()
+    return
+  end
   local held, booked, fields = 0, 0, {}
   for _, s in ipairs(CL_ORDER) do
     local before, after = CL_BEFORE[s], CL_AFTER[s]
@@ -90,7 +115,8 @@ local function log_changes()
     end
   end
   if #fields > 0 then cl_append(fields) end
-  if held ~= 0 then redis.call('HINCRBY', K_META, 'held', held) end
-  if booked ~= 0 then redis.call('HINCRBY', K_META, 'booked', booked) end
+  if held ~= 0 then meta_add('held', held) end
+  if booked ~= 0 then meta_add('booked', booked) end
+  meta_flush()
 end
 `;

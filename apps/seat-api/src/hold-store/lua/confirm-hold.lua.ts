@@ -28,7 +28,7 @@ local lost, highest = lost_seats(h)
 if #lost > 0 then return { 'SEATS_LOST', view(h), lost } end
 if not fence_ok(highest, token) then return { 'STALE_FENCING_TOKEN', view(h) } end
 h.status, h.order, h.fence, h.deadline = 'CONFIRMING', order, token, NOW + timeout
-for _, s in ipairs(h.seats) do set_seat(s, 'H', h.hid, h.deadline, token) end
+set_seats(h.seats, 'H', h.hid, h.deadline, token)
 save(h)
 due_add(h.deadline, h.hid)
 return { 'OK', view(h) }

@@ -53,7 +53,7 @@ end
 
 -- A new hold record was saved: counts it, and splits one bucket when the event's records outgrow them.
 local function record_added()
-  local n = redis.call('HINCRBY', K_META, 'hn', 1)
+  local n = meta_add('hn', 1) -- written with the other counters (change-log.lua.ts meta_flush)
   buckets_ready()
   if n > ${BUCKET_SPLIT_LOAD} * (HB_M + HB_P) then split_bucket() end
 end
@@ -92,7 +92,7 @@ if held + #seats > limit then return { 'HOLD_LIMIT_EXCEEDED', held, limit } end
 local h = { hid = hid, user = user, status = 'ACTIVE', seats = seats, created = NOW, expire = NOW + ttl,
             max = NOW + lifetime, ext = 0, fence = token, order = '', ended = 0, deadline = 0 }
 if h.expire > h.max then h.expire = h.max end
-for _, s in ipairs(seats) do set_seat(s, 'H', hid, h.expire, token) end
+set_seats(seats, 'H', hid, h.expire, token)
 save(h)
 record_added()
 due_add(h.expire, hid)

@@ -18,7 +18,7 @@ local lost, highest = lost_seats(h)
 if #lost > 0 then return { 'SEATS_LOST', view(h), lost } end
 local token = tonumber(ARGV[8])
 if not fence_ok(highest, token) then return { 'STALE_FENCING_TOKEN', view(h) } end
-for _, s in ipairs(h.seats) do set_seat(s, 'H', h.hid, expire, token) end
+set_seats(h.seats, 'H', h.hid, expire, token)
 h.expire, h.ext, h.fence = expire, h.ext + 1, token
 save(h)
 due_add(expire, h.hid)

@@ -230,6 +230,20 @@ local function set_seat(seatId, state, hid, exp, fence)
   end
   redis.call('HSET', K_SEATS, seatId, v)
 end
+-- set_seat for several seats in one HSET (one command to propagate, not one per seat)
+local function set_seats(seatIds, state, hid, exp, fence)
+  if BATCH or #seatIds > BATCH_CHUNK then
+    for _, s in ipairs(seatIds) do set_seat(s, state, hid, exp, fence) end
+    return
+  end
+  local v, args = state .. '|' .. hid .. '|' .. exp .. '|' .. fence, {}
+  for _, s in ipairs(seatIds) do
+    cl_written(s, state, hid, exp)
+    args[#args + 1] = s
+    args[#args + 1] = v
+  end
+  if #args > 0 then redis.call('HSET', K_SEATS, unpack(args)) end
+end
 
 -- Ownership. A script writes a seat only while the seat is still its hold's own: 'H' or 'B' under the
 -- hold's hid. Anything else means the seat was taken from the hold: a booking restored from PostgreSQL

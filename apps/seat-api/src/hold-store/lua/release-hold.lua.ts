@@ -14,7 +14,7 @@ if h.status ~= 'ACTIVE' then return { 'OK', view(h) } end
 local token = tonumber(ARGV[6])
 local mine, highest = held_seats(h)
 if not fence_ok(highest, token) then return { 'STALE_FENCING_TOKEN', view(h) } end
-for _, s in ipairs(mine) do set_seat(s, 'F', '', 0, token) end
+set_seats(mine, 'F', '', 0, token)
 h.fence = token
 finish(h, 'RELEASED')
 return { 'OK', view(h) }

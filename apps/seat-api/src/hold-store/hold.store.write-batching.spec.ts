@@ -1,10 +1,12 @@
 /**
- * The shard sweep batches one event's writes (prelude batch_begin / batch_flush): every write inside a
- * script is a command Redis propagates to the AOF and every replica on its own, so expiring holds one by
- * one cost some seven commands per hold. On a private Redis (its command counters see only this test):
- * expiring 90 holds of one event writes the seats hash, each bucket, the user index and the gc index once
- * each, one outbox record per seat, and leaves exactly the state the unbatched writes left: seats free,
- * records EXPIRED, the users' live holds (one of them still has one) and the gc schedule.
+ * Every write inside a script is a command Redis propagates on its own (the AOF, every replica), so the
+ * hold scripts write each key once per call where they can. On a private Redis (its command counters see
+ * only this file):
+ * - the shard sweep batches one event's writes (prelude batch_begin / batch_flush): expiring 91 holds of
+ *   one event writes the seats hash, each bucket, the user index and the gc index once each, plus one
+ *   outbox record per seat, and leaves exactly the state the unbatched writes left;
+ * - a hold's seats are written by one HSET (set_seats), and the event's counters (version, held, booked,
+ *   records) by one HSET at the end of the call (change-log.lua.ts meta_flush), not one HINCRBY each.
  */
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
@@ -103,4 +105,41 @@ it('expires 90 holds of one event with one write per key (plus one outbox record
   expect(gc).toBe(91);
   const shardGc = await redis.zscore(store.layout.shardKeys(store.layout.shardOf(eventId)).gc, eventId);
   expect(shardGc).not.toBeNull();
+});
+
+it('a 4-seat hold, its extension and its release write the seats hash once each, and the event counters with one HSET', async () => {
+  const eventId = newEventId();
+  await createdHold(store, eventId, ['W-0'], { user: 'first', fence: 0 }); // the event's keys exist
+  const seats = ['W-1', 'W-2', 'W-3', 'W-4'];
+  await redis.config('RESETSTAT');
+  const hold = await createdHold(store, eventId, seats, { user: 'four', fence: 0 });
+  let calls = await commandCalls();
+  // seats, the hold's record, the user index, the event's counters: one HSET each
+  expect(calls.hset).toBe(4);
+  expect(calls.hincrby ?? 0).toBe(0);
+  expect(calls.xadd).toBe(1); // the change-log entry
+  const meta = store.layout.eventKeys(eventId).meta;
+  expect(await redis.hmget(meta, 'v', 'held', 'hn')).toEqual(['2', '5', '2']);
+
+  await redis.config('RESETSTAT');
+  const extended = await store.extendHold({
+    holdId: hold.holdId,
+    userId: 'four',
+    ttlMs: 90_000, // within the lifetime (120 s by default in createdHold)
+    maxExtensions: 3,
+    fencingToken: 0,
+  });
+  expect(extended).toMatchObject({ ok: true });
+  calls = await commandCalls();
+  expect(calls.hset).toBe(3); // seats, record, counters (the version)
+  expect(calls.hincrby ?? 0).toBe(0);
+
+  await redis.config('RESETSTAT');
+  const released = await store.releaseHold({ holdId: hold.holdId, userId: 'four', fencingToken: 0 });
+  expect(released).toMatchObject({ ok: true });
+  calls = await commandCalls();
+  expect(calls.hincrby ?? 0).toBe(0);
+  expect(await redis.hmget(meta, 'v', 'held', 'hn')).toEqual(['4', '1', '2']);
+  const states = await seatStates(store, eventId);
+  expect([...states]).toEqual([['W-0', 'HELD']]);
 });
