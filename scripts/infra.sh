@@ -10,7 +10,8 @@
 #          down    stops the Kafka broker and the Redis this checkout started (never another checkout's, never
 #                  a Redis or PostgreSQL the machine runs).
 #          status  each service: up or down, and whose it is (this checkout, another checkout, or the machine).
-#        scripts/infra.sh logs                    follows the broker's log
+#        scripts/infra.sh logs                    follows the log of the broker on the port (whichever checkout
+#                                                 started it), else this checkout's last broker log
 #        scripts/infra.sh cluster up|down|status  a local 3-master + 3-replica Redis Cluster on 127.0.0.1:7101-7106
 #                                                 (scripts/redis-cluster.sh; independent of the services above)
 # Env: INFRA_DIR (default <repo>/.infra), REDIS_PORT (6379), KAFKA_PORT (9092), KAFKA_CONTROLLER_PORT (9093),
@@ -240,6 +241,24 @@ status() {
   esac
 }
 
+# Follows the log of the broker that answers on the port, whichever checkout started it (its log sits beside
+# the log.dirs it reports); with no broker answering, this checkout's last broker log, if there is one.
+kafka_logs() {
+  local log="$kdir/logs/server.log" logdirs
+  if logdirs="$(kafka_answers)" && [ -n "$logdirs" ]; then
+    log="$(dirname "${logdirs%%,*}")/logs/server.log"
+    if [ ! -r "$log" ]; then
+      say "kafka: the broker on 127.0.0.1:$kafka_port was not started by infra.sh (no $log); \`$0 status kafka\` says whose it is"
+      exit 1
+    fi
+  elif [ ! -r "$log" ]; then
+    say "kafka: no broker answers on 127.0.0.1:$kafka_port and this checkout has no broker log ($log)"
+    exit 1
+  fi
+  say "kafka: following $log (Ctrl-C to stop)"
+  exec tail -n "${LINES:-100}" -f "$log"
+}
+
 cmd="${1:-}"
 [ $# -eq 0 ] || shift
 picked=()
@@ -251,7 +270,7 @@ case "$cmd" in
       case "$s" in redis) stop_redis ;; kafka) stop_kafka ;; postgres) say "postgres: left as it is (the machine's)" ;; esac
     done ;;
   status) for s in "${picked[@]}"; do status "$s"; done ;;
-  logs) tail -n "${LINES:-100}" -f "$kdir/logs/server.log" ;;
+  logs) kafka_logs ;;
   cluster) exec bash "$root/scripts/redis-cluster.sh" "$@" ;;
   *) echo "usage: $0 up|down|status [postgres|redis|kafka ...] | logs | cluster up|down|status" >&2; exit 2 ;;
 esac

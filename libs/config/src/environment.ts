@@ -158,8 +158,9 @@ export class SeatApiEnvironment extends BaseEnvironment {
   // --- Seat map (GET /v1/events/{id}/seats and its event stream)
   /**
    * Budget of the in-memory seat-map snapshots (estimated bytes; least recently used events are dropped
-   * first). A 100,000-seat event takes about 45 MB with its rendered map (bench:seat-map), 55 MB once a
-   * stream has rendered its snapshot event too: the default keeps five of those, or thousands of small halls.
+   * first). A 100,000-seat event takes about 58 MiB with its seat-list template and rendered map
+   * (bench:seat-map: 58.1 MiB), about 80 MiB once a stream is open too (the stream's template and first
+   * event): the default keeps four of those read by GET (three with streams), or thousands of small halls.
    */
   @EnvInteger(64 * 1024, 8 * 1024 * 1024 * 1024)
   SEAT_MAP_CACHE_MAX_BYTES: number = 256 * 1024 * 1024;

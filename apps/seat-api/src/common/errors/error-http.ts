@@ -41,14 +41,16 @@ export const HTTP_ANSWERS: Readonly<Record<ErrorCode, HttpAnswer>> = {
   [ErrorCode.IDEMPOTENCY_KEY_REUSED]: { status: 422 },
   // the limiter always knows when its window ends (the error's hint); 1 s only if it ever did not
   [ErrorCode.RATE_LIMITED]: { status: 429, retryAfterSeconds: 1 },
-  [ErrorCode.TOO_MANY_REQUESTS]: { status: 429 },
+  // the generic codes have a default too, so no 429 or 503 code goes without Retry-After
+  [ErrorCode.TOO_MANY_REQUESTS]: { status: 429, retryAfterSeconds: 1 },
   [ErrorCode.INTERNAL]: { status: 500 },
   [ErrorCode.BUSY]: { status: 503, retryAfterSeconds: 1 },
   [ErrorCode.BOOKING_UNAVAILABLE]: { status: 503, retryAfterSeconds: 2 },
   [ErrorCode.REPLICAS_UNAVAILABLE]: { status: 503, retryAfterSeconds: 1 },
   [ErrorCode.DEPENDENCY_UNAVAILABLE]: { status: 503, retryAfterSeconds: 2 },
   [ErrorCode.TOO_MANY_STREAMS]: { status: 503, retryAfterSeconds: 5 },
-  [ErrorCode.SERVICE_UNAVAILABLE]: { status: 503 },
+  // generic too (see TOO_MANY_REQUESTS): 2 s, as for a dependency that does not answer
+  [ErrorCode.SERVICE_UNAVAILABLE]: { status: 503, retryAfterSeconds: 2 },
 };
 
 /** The code of a framework exception (Nest's HttpException, Fastify's errors), which knows only a status. */
