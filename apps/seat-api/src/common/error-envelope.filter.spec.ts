@@ -1,4 +1,10 @@
-import { ArgumentsHost, BadRequestException, Logger, ServiceUnavailableException } from '@nestjs/common';
+import {
+  ArgumentsHost,
+  BadRequestException,
+  HttpException,
+  Logger,
+  ServiceUnavailableException,
+} from '@nestjs/common';
 import { ReplyError } from 'ioredis';
 import { LockBackendError, LockNotAcquiredError } from '@app/distributed-lock';
 import { ReplicaAckTimeoutError } from '@app/redis';
@@ -85,6 +91,23 @@ describe('ErrorEnvelopeFilter', () => {
         expect([code, retryAfterSeconds]).toEqual([code, expect.any(Number)]);
       }
     }
+  });
+
+  it.each([
+    [429, 'TOO_MANY_REQUESTS', '1'],
+    [503, 'SERVICE_UNAVAILABLE', '2'],
+  ])(
+    'gives a framework HttpException %i its code and the code’s default Retry-After',
+    (status, code, retry) => {
+      const r = render(new HttpException('framework says no', status));
+      expect(r.status).toBe(status);
+      expect(r.body).toMatchObject({ code, message: 'framework says no' });
+      expect(r.headers['retry-after']).toBe(retry);
+    },
+  );
+
+  it('gives a framework 400 no Retry-After', () => {
+    expect(render(new BadRequestException('bad')).headers['retry-after']).toBeUndefined();
   });
 
   it('maps a write not acknowledged by enough replicas to 503 REPLICAS_UNAVAILABLE with Retry-After', () => {

@@ -116,7 +116,14 @@ function describe(e: unknown): Described {
       status === 400 && /JSON/i.test(text)
         ? ErrorCode.MALFORMED_JSON
         : (CODE_BY_STATUS[status] ?? `HTTP_${status}`);
-    return { status, code, message: text, headers: {} };
+    // a code of the table (429 and 503 among them) carries its default Retry-After, as a domain error does
+    const retry = code in HTTP_ANSWERS ? HTTP_ANSWERS[code].retryAfterSeconds : undefined;
+    return {
+      status,
+      code,
+      message: text,
+      headers: retry === undefined ? {} : { 'retry-after': String(retry) },
+    };
   }
   // Fastify's own errors (malformed JSON, body too large, bad content type) carry a statusCode
   const fst = e as { statusCode?: number; code?: string; message?: string };
