@@ -67,6 +67,15 @@ end
 -- (AOF, every replica): expiring 100 holds of an event one by one was some 700 commands, batched it is
 -- the 100 outbox records and about a dozen more. Off (BATCH false) every write goes out at once, as before.
 local BATCH, B_SEATS, B_RECORDS, B_USERS, B_DUE_REM, B_GC, B_SGC = false
+-- map[key], a new table the first time
+local function table_at(map, key)
+  local t = map[key]
+  if not t then
+    t = {}
+    map[key] = t
+  end
+  return t
+end
 local function batch_begin()
   BATCH, B_SEATS, B_RECORDS, B_USERS, B_DUE_REM, B_GC, B_SGC = true, {}, {}, {}, {}, {}, nil
 end
@@ -143,11 +152,7 @@ end
 local function due_remove(hid)
   local b = bucket(hid)
   if BATCH then
-    local hids = B_DUE_REM[b]
-    if not hids then
-      hids = {}
-      B_DUE_REM[b] = hids
-    end
+    local hids = table_at(B_DUE_REM, b)
     hids[#hids + 1] = hid
     return
   end
@@ -190,12 +195,7 @@ local function save(h)
   end
   local key = holds_key(h.hid)
   if BATCH then
-    local records = B_RECORDS[key]
-    if not records then
-      records = {}
-      B_RECORDS[key] = records
-    end
-    records[h.hid] = cmsgpack.pack(r)
+    table_at(B_RECORDS, key)[h.hid] = cmsgpack.pack(r)
     return
   end
   redis.call('HSET', key, h.hid, cmsgpack.pack(r))

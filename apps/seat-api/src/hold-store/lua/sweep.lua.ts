@@ -116,12 +116,7 @@ for _, ev in ipairs(redis.call('ZRANGEBYSCORE', K_SGC, '-inf', NOW, 'LIMIT', 0, 
   -- one HDEL per bucket and one ZREM, not two commands per hold (see the prelude's write batching)
   local byBucket, records = {}, 0
   for _, hid in ipairs(old) do
-    local key = holds_key(hid)
-    local hids = byBucket[key]
-    if not hids then
-      hids = {}
-      byBucket[key] = hids
-    end
+    local hids = table_at(byBucket, holds_key(hid))
     hids[#hids + 1] = hid
   end
   for key, hids in pairs(byBucket) do
