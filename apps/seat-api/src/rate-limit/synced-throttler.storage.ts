@@ -13,9 +13,9 @@ const MAX_TRACKED = 50_000;
 /** Counters per script call at most: bounds how long one sync keeps Redis busy (a few ms at this size). */
 const MAX_KEYS_PER_CALL = 1000;
 /**
- * Hash tags the counters are spread over (`rl:{rl<n>}:{<caller>}:<window>`): on a Cluster a script call
- * carries only counters of one slot, so a sync makes at most this many calls (spread over the masters) whatever the
- * number of callers. With one tag per caller it made one call per caller seen in the interval: about one
+ * Hash tags the counters are spread over (`rl:{rl<n>}:{<limit>:<route>-<caller>}:<window index>`): on a
+ * Cluster a script call carries only counters of one slot, so a sync makes at most this many calls (spread over
+ * the masters) whatever the number of callers. With one tag per caller it made one call per caller seen in the interval: about one
  * more EVALSHA per hold in bench:cluster (every hold from another user), each sent on its own.
  */
 const COUNTER_GROUPS = 16;
