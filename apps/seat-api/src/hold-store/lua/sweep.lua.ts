@@ -16,9 +16,11 @@ import { PRELUDE } from './prelude.lua';
  *      due entries; each hold is re-checked against Redis time and its status, so a hold extended,
  *      released, re-held or being confirmed since it was indexed is never freed. Then the bucket's entry
  *      in the event's head and the event's entry in the shard index are set to their earliest due times
- *      (or removed). Cost ~ what is due, never the number of
- *      events, holds or seats. An event's writes are batched (prelude batch_begin / batch_flush): one
- *      command per key instead of several per hold, which is what Redis propagates to the AOF and replicas. Safe from several callers at once: a hold is expired by one script run.
+ *      (or removed). Cost ~ what is due, never the number of events, holds or seats. An event's holds
+ *      are taken earliest first across its buckets and across steps (due_holds), so its SeatExpired
+ *      records are written in expireAt order. Its writes are batched (prelude batch_begin /
+ *      batch_flush): one command per key instead of several per hold, which is what Redis propagates to
+ *      the AOF and replicas. Safe from several callers at once: a hold is expired by one script run.
  *   2. gc: ended holds past their retention are forgotten (shard gc head, then the event's gc index).
  *   3. events: an event past its retain-until (start + HOLD_EVENT_RETENTION_SECONDS) with no live hold
  *      (empty due head) loses all its keys (UNLINK: freed off Redis's main thread). One that still has
@@ -44,30 +46,39 @@ local function follow(shardIndex, eventIndex, eventId)
   end
 end
 
--- The due holds of the current event, at most budget, earliest first: its due buckets in head order
--- until budget entries are read, then sorted by due time. When no more than budget holds of the event
--- are due (the sweeper runs every second: the usual case) that is every due hold, so they are freed, and
--- their SeatExpired records written, in expireAt order; a larger backlog is taken in steps whose order
--- between them follows the buckets' heads, not each hold's time (sorting the whole backlog would cost
--- reads of every due bucket in every step).
+-- The due holds of the current event, at most budget: exactly its budget earliest (ties in any order), so
+-- one event's holds are expired, and their SeatExpired records written, in expireAt order across steps too
+-- (the relay keeps that order to Kafka). A bucket's entry in the head is never later than its earliest
+-- entry (ZADD LT; removals may leave it earlier), so buckets are read in head order, each up to the
+-- cutoff: NOW, or once budget entries are collected, the latest of the budget earliest. A bucket whose
+-- head is past the cutoff, and every bucket after it, holds nothing that comes before: the read stops
+-- there. With nothing backed up (the usual case: the sweeper runs every second) every due bucket is read
+-- once, as before; a backlog costs a few more bucket reads per step, never a read of the whole backlog.
+-- When the head list itself is cut at budget buckets, no entry past the last head read is taken.
+local function by_due(x, y) return x[1] < y[1] or (x[1] == y[1] and x[2] < y[2]) end
 local function due_holds()
-  local heads = redis.call('ZRANGEBYSCORE', K_DUE, '-inf', NOW, 'LIMIT', 0, budget)
-  local due, visited = {}, {}
-  for _, b in ipairs(heads) do
-    if #due >= budget then
-      more = true
-      break
-    end
-    local sub = K_DUE .. ':' .. b
-    local got = redis.call('ZRANGEBYSCORE', sub, '-inf', NOW, 'WITHSCORES', 'LIMIT', 0, budget)
-    for j = 1, #got, 2 do due[#due + 1] = { tonumber(got[j + 1]), got[j], sub } end
-    visited[#visited + 1] = b
-  end
-  table.sort(due, function(x, y) return x[1] < y[1] or (x[1] == y[1] and x[2] < y[2]) end)
-  while #due > budget do
-    due[#due] = nil
+  local heads = redis.call('ZRANGEBYSCORE', K_DUE, '-inf', NOW, 'WITHSCORES', 'LIMIT', 0, budget)
+  local cutoff = NOW
+  if #heads >= 2 * budget then
+    cutoff = tonumber(heads[#heads])
     more = true
   end
+  local due, visited = {}, {}
+  for i = 1, #heads, 2 do
+    if tonumber(heads[i + 1]) > cutoff then break end
+    local b = heads[i]
+    local sub = K_DUE .. ':' .. b
+    local got = redis.call('ZRANGEBYSCORE', sub, '-inf', cutoff, 'WITHSCORES', 'LIMIT', 0, budget)
+    for j = 1, #got, 2 do due[#due + 1] = { tonumber(got[j + 1]), got[j], sub } end
+    visited[#visited + 1] = b
+    if #due >= budget then
+      table.sort(due, by_due)
+      while #due > budget do due[#due] = nil end
+      cutoff = due[#due][1]
+      more = true
+    end
+  end
+  table.sort(due, by_due)
   return due, visited
 end
 
