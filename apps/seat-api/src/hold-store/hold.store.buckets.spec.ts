@@ -13,6 +13,7 @@ import { BUCKET_SPLIT_LOAD } from './lua/hold-buckets.lua';
 import { SeatChangeLog } from './seat-change-log';
 import {
   createdHold,
+  holdRecordKeys,
   newHoldEventIds,
   openHoldStore,
   untilRedisTimePasses,
@@ -227,4 +228,49 @@ it('garbage collection forgets records in every bucket and counts them out; an e
   } finally {
     await r2.quit();
   }
+});
+
+/**
+ * One event's SeatExpired records are written in expireAt order, also when a backlog is swept in several
+ * steps (the relay keeps the stream's order to Kafka). A step that took a bucket's due holds up to its
+ * budget before looking at the next bucket wrote a later hold of one bucket before an earlier hold of
+ * another (seen as a rare failure of the relay order test in test/expiry/shard-ownership.e2e-spec.ts,
+ * whose sweeps take 25 holds a step): 150 holds over 4 buckets, interleaved in time, swept 7 at a time.
+ */
+it('writes one event’s SeatExpired records in expireAt order when its backlog spans buckets and steps', async () => {
+  const eventId = newEventId();
+  const holds = [];
+  for (let i = 0; i < 150; i++) {
+    // 2 ms apart, so every hold has its own expireAt; hold ids (hence buckets) are random
+    holds.push(
+      await createdHold(store, eventId, [`S-${i}`], { user: `u${i}`, ttlMs: 400 + 2 * i, fence: 0 }),
+    );
+  }
+  expect((await holdRecordKeys(redis, store, eventId)).length).toBeGreaterThan(2);
+  await untilRedisTimePasses(redis, Math.max(...holds.map((h) => h.expireAtMs)));
+
+  const shard = store.layout.shardOf(eventId);
+  let expired = 0;
+  for (let step = 0; step < 100; step++) {
+    const r = await store.sweepShard(shard, 7);
+    expired += r.expiredHolds;
+    if (!r.more) {
+      break;
+    }
+  }
+  expect(expired).toBe(150);
+
+  const records = await redis.xrange(store.layout.shardKeys(shard).outbox, '-', '+');
+  const expireAts = records
+    .map(([, fields]) => {
+      const f = new Map<string, string>();
+      for (let i = 0; i < fields.length; i += 2) {
+        f.set(fields[i], fields[i + 1]);
+      }
+      return f;
+    })
+    .filter((f) => f.get('eventId') === eventId)
+    .map((f) => Number(f.get('expireAt')));
+  expect(expireAts).toHaveLength(150);
+  expect(expireAts).toEqual([...expireAts].sort((a, b) => a - b));
 });
