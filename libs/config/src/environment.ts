@@ -193,7 +193,10 @@ export class SeatApiEnvironment extends BaseEnvironment {
   @EnvInteger(1, 10000)
   OUTBOX_RELAY_BATCH_SIZE: number = 1000;
 
-  /** A relay record left unacknowledged this long by a dead relay is claimed by another instance. */
+  /**
+   * An outbox record waiting twice this long is not draining: /health reports the outbox degraded. (A dead
+   * relay's records are taken over with its shard lease, HOLD_SHARD_LEASE_MS, not after this.)
+   */
   @EnvInteger(1000, 3600000)
   OUTBOX_CLAIM_IDLE_MS: number = 15000;
 

@@ -41,12 +41,3 @@ export const relayRedisErrors = counter(
   'seat_outbox_relay_redis_errors_total',
   'Relay passes that failed on Redis (records stay; the Kafka producer is kept)',
 );
-export const groupsRecreated = counter(
-  'seat_outbox_groups_recreated_total',
-  'Outbox streams whose relay consumer group was lost (Redis lost data) and recreated',
-);
-export const relayConsumersDeleted = counter(
-  'seat_outbox_relay_consumers_deleted_total',
-  'Relay consumer names deleted from outbox streams: at shutdown (own) or reaped (dead instances)',
-  ['reason'],
-);

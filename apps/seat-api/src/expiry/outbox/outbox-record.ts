@@ -1,6 +1,6 @@
 import { SEAT_EXPIRED_TYPE, SeatExpiredCloudEvent, seatExpiredEvent } from '@app/contracts';
 
-/** An outbox stream entry as XREADGROUP returns it: id and the field list XADD wrote. */
+/** An outbox stream entry as XRANGE returns it: id and the field list XADD wrote. */
 export type OutboxEntry = [id: string, fields: string[]];
 
 /**

@@ -3,21 +3,19 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { AppConfig } from '@app/config';
 import { settleWithin } from '../settle-within';
 import { OutboxRelayService } from './outbox-relay.service';
-import { OutboxStreams } from './outbox-streams';
 
 /** Name of the relay's interval in the SchedulerRegistry. */
 export const RELAY_INTERVAL = 'outbox-relay';
 
 /**
  * Runs the relay every OUTBOX_RELAY_INTERVAL_MS on every instance (when SWEEPER_ENABLED), and at
- * shutdown lets the pass in flight finish, then deletes this instance's consumer name from the streams
- * it used, before any connection closes (onApplicationShutdown would be too late for Redis).
+ * shutdown lets the pass in flight finish (settling what Kafka already took) before any connection
+ * closes (onApplicationShutdown would be too late for Redis).
  */
 @Injectable()
 export class OutboxRelayJob implements OnApplicationBootstrap, BeforeApplicationShutdown {
   constructor(
     private readonly relay: OutboxRelayService,
-    private readonly streams: OutboxStreams,
     private readonly scheduler: SchedulerRegistry,
     private readonly config: AppConfig,
   ) {}
@@ -36,6 +34,5 @@ export class OutboxRelayJob implements OnApplicationBootstrap, BeforeApplication
     }
     this.relay.stop(); // passes run back to back while records flow: the one in flight is the last
     await settleWithin(this.relay.inFlight, 10_000);
-    await settleWithin(this.streams.leave(), 2_000);
   }
 }

@@ -14,13 +14,8 @@ import { KafkaPublishError, SeatExpiredPublisher } from './seat-expired.publishe
 const MAX_BACKOFF_MS = 2000;
 /** Batches per shard per pass: one busy shard cannot keep the pass from ending (and re-measuring). */
 const MAX_BATCHES_PER_SHARD = 20;
-/**
- * A record older than this many OUTBOX_CLAIM_IDLE_MS is not draining: it missed its own relay's passes
- * and the claim by another instance that a dead relay's records get after one period.
- */
+/** A record older than this many OUTBOX_CLAIM_IDLE_MS is not draining (/health says so). */
 const STALE_AFTER_CLAIM_PERIODS = 2;
-/** Dead instances' consumer names (nothing pending) are deleted once idle this many claim periods. */
-const REAP_AFTER_CLAIM_PERIODS = 4;
 
 export type RelayState = 'disabled' | 'running' | 'failing' | 'stalled';
 
@@ -41,12 +36,13 @@ export interface OutboxHealth {
  * Moves SeatExpired records from the outbox streams of the shards this instance owns (ShardOwnership) to
  * Kafka. A record is acknowledged and deleted in Redis only after Kafka acknowledged it, so a crash loses
  * nothing. One owner per shard, one worker per stream, batches in stream order: one event's records
- * (all in its shard's stream) reach Kafka in the order they were written. A new owner first takes over
- * whatever a former owner read and left unacknowledged (it died, or lost the lease), before any new
- * record, so the order holds across a hand-over. Kafka down: records wait, seats are still freed on time.
+ * (all in its shard's stream) reach Kafka in the order they were written. A record leaves the stream
+ * only once Kafka has it, so a new owner (the former one died, or lost the lease) starts with whatever
+ * the former owner read and never settled, and the order holds across a hand-over. Kafka down: records
+ * wait, seats are still freed on time.
  *
  * A failure is Kafka's (KafkaPublishError: the producer is dropped and attempts back off) or Redis's
- * (the producer is kept: a lost consumer group or a Redis blip says nothing about Kafka). The
+ * (the producer is kept: a Redis blip says nothing about Kafka). The
  * scheduling is OutboxRelayJob's; Redis streams are OutboxStreams'; Kafka is SeatExpiredPublisher's.
  */
 @Injectable()
@@ -57,7 +53,6 @@ export class OutboxRelayService {
   private failure?: { source: 'kafka' | 'redis'; message: string; since: number };
   private running?: Promise<number>;
   private stopped = false;
-  private nextReapAt = 0;
 
   constructor(
     private readonly meter: OutboxMeter,
@@ -75,8 +70,8 @@ export class OutboxRelayService {
   }
 
   /**
-   * One scheduled pass: measure, publish (unless backing off after a Kafka failure), now and then reap
-   * dead consumers. Never overlaps itself, never throws; returns the records relayed.
+   * One scheduled run of passes: measure, publish (unless backing off after a Kafka failure).
+   * Never overlaps itself, never throws; returns the records relayed.
    */
   tick(): Promise<number> {
     if (!this.running && !this.stopped) {
@@ -149,7 +144,6 @@ export class OutboxRelayService {
       } else if (!this.backoff.waiting) {
         sent = await this.publishWaiting(waiting);
       }
-      await this.reapNowAndThen();
       return sent;
     } catch (e) {
       this.onFailure(e);
@@ -211,7 +205,7 @@ export class OutboxRelayService {
     try {
       const done = await this.shards.onShard(w.shard, async (signal) => {
         const key = w.key;
-        // the shard is ours: records a former owner (or a failed publish) left unacknowledged come first
+        // the shard is ours: the stream's first records, which a former owner (or a failed publish) may have read already
         const entries = await this.streams.next(key, batch);
         if (entries.length === 0 || signal.aborted) {
           return { sent: 0, full: false }; // lease lost while reading: the next owner publishes these, in order
@@ -250,17 +244,6 @@ export class OutboxRelayService {
         round.withdraw(); // the round does not wait for a shard that brings nothing
       }
     }
-  }
-
-  /** Once per claim period: each restart leaves a consumer name per stream; the dead ones go. */
-  private async reapNowAndThen(): Promise<void> {
-    const { claimIdleMs } = this.config.expiry;
-    if (Date.now() < this.nextReapAt) {
-      return;
-    }
-    this.nextReapAt = Date.now() + claimIdleMs;
-    const streams = this.meter.streams();
-    await Promise.all(streams.map((s) => this.streams.reap(s.key, REAP_AFTER_CLAIM_PERIODS * claimIdleMs)));
   }
 
   /** Logged once per outage and source; only a Kafka failure drops the producer and backs off. */
