@@ -64,7 +64,7 @@ export class OutboxRelayService {
     this.backoff = new RelayBackoff(config.expiry.relayIntervalMs, MAX_BACKOFF_MS);
   }
 
-  /** The pass in progress, if any (shutdown lets it acknowledge what Kafka already took). */
+  /** The pass in progress, if any (shutdown lets it delete what Kafka already took). */
   get inFlight(): Promise<number> | undefined {
     return this.running;
   }
@@ -153,7 +153,7 @@ export class OutboxRelayService {
 
   /**
    * Rounds: each shard with records reads its next batch, the round sends them to Kafka together
-   * (PublishRound), each shard then acknowledges its own. A shard stays in the next round while its batches
+   * (PublishRound), each shard then deletes its own from its stream. A shard stays in the next round while its batches
    * come back full. A shard failing on Redis leaves the rounds (the others go on); a Kafka failure ends
    * the pass (nothing else would get through).
    */
@@ -193,7 +193,7 @@ export class OutboxRelayService {
   }
 
   /**
-   * One batch of one shard's stream, read, published in `round` and acknowledged, all while the shard's
+   * One batch of one shard's stream, read, published in `round` and deleted, all while the shard's
    * lease is held (a release waits for it). `full`: the batch was full, more may wait.
    */
   private async relayBatch(
