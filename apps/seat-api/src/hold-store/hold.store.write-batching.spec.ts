@@ -49,7 +49,7 @@ async function commandCalls(): Promise<Record<string, number>> {
   return calls;
 }
 
-it('expires 90 holds of one event with one write per key (plus one outbox record per seat), leaving the state unbatched writes left', async () => {
+it('expires 91 holds of one event with one write per key (plus one outbox record per seat), leaving the state unbatched writes left', async () => {
   const eventId = newEventId();
   // 80 users with one 1-seat hold, 5 users with two 1-seat holds (their user-index field is rewritten
   // twice in the batch); all due in 300 ms. "keeper" has a due hold and a live one.
@@ -96,7 +96,7 @@ it('expires 90 holds of one event with one write per key (plus one outbox record
   // the user index: keeper's live hold still counts against the cap (2 seats: one more, not two)
   await createdHold(store, eventId, ['K-more'], { user: 'keeper', limit: 2, fence: 0 });
   const over = await createHold(store, eventId, ['K-over'], { user: 'keeper', limit: 2, fence: 0 });
-  expect(over).toMatchObject({ ok: false });
+  expect(over).toMatchObject({ ok: false, error: 'HOLD_LIMIT_EXCEEDED' });
   const users = await redis.hvals(store.layout.eventKeys(eventId).users);
   expect(users.join('')).not.toMatch(/\nu\d+=|\ntwice\d=/); // every expired user's entry is gone
   expect(users.join('')).toContain(`\nkeeper=`);

@@ -79,24 +79,24 @@ end
 local function batch_begin()
   BATCH, B_SEATS, B_RECORDS, B_USERS, B_DUE_REM, B_GC, B_SGC = true, {}, {}, {}, {}, {}, nil
 end
--- One command per BATCH_CHUNK fields or members at most (Lua's unpack has a stack limit).
+-- "command key list..." in chunks of BATCH_CHUNK arguments (Lua's unpack has a stack limit; even, so a
+-- chunk never splits a field/value or score/member pair); returns the sum of the replies (HDEL, ZREM: how
+-- many went).
 local BATCH_CHUNK = 500
+local function write_list(command, key, list)
+  local n = 0
+  for from = 1, #list, BATCH_CHUNK do
+    n = n + redis.call(command, key, unpack(list, from, math.min(from + BATCH_CHUNK - 1, #list)))
+  end
+  return n
+end
 local function write_pairs(command, key, map)
   local args = {}
   for field, value in pairs(map) do
     args[#args + 1] = field
     args[#args + 1] = value
-    if #args >= 2 * BATCH_CHUNK then
-      redis.call(command, key, unpack(args))
-      args = {}
-    end
   end
-  if #args > 0 then redis.call(command, key, unpack(args)) end
-end
-local function write_list(command, key, list)
-  for from = 1, #list, BATCH_CHUNK do
-    redis.call(command, key, unpack(list, from, math.min(from + BATCH_CHUNK - 1, #list)))
-  end
+  write_list(command, key, args)
 end
 local function batch_flush()
   if not BATCH then return end
@@ -221,28 +221,22 @@ local function seat(seatId)
   return s, hid, tonumber(exp), tonumber(fence)
 end
 
-local function set_seat(seatId, state, hid, exp, fence)
-  cl_written(seatId, state, hid, exp)
-  local v = state .. '|' .. hid .. '|' .. exp .. '|' .. fence
-  if BATCH then
-    B_SEATS[seatId] = v
-    return
-  end
-  redis.call('HSET', K_SEATS, seatId, v)
-end
--- set_seat for several seats in one HSET (one command to propagate, not one per seat)
+-- Writes seats (one HSET for all of them, one command to propagate), noting each for the change log.
 local function set_seats(seatIds, state, hid, exp, fence)
-  if BATCH or #seatIds > BATCH_CHUNK then
-    for _, s in ipairs(seatIds) do set_seat(s, state, hid, exp, fence) end
-    return
-  end
   local v, args = state .. '|' .. hid .. '|' .. exp .. '|' .. fence, {}
   for _, s in ipairs(seatIds) do
     cl_written(s, state, hid, exp)
-    args[#args + 1] = s
-    args[#args + 1] = v
+    if BATCH then
+      B_SEATS[s] = v
+    else
+      args[#args + 1] = s
+      args[#args + 1] = v
+    end
   end
-  if #args > 0 then redis.call('HSET', K_SEATS, unpack(args)) end
+  write_list('HSET', K_SEATS, args)
+end
+local function set_seat(seatId, state, hid, exp, fence)
+  set_seats({ seatId }, state, hid, exp, fence)
 end
 
 -- Ownership. A script writes a seat only while the seat is still its hold's own: 'H' or 'B' under the

@@ -130,11 +130,7 @@ for _, ev in ipairs(redis.call('ZRANGEBYSCORE', K_SGC, '-inf', NOW, 'LIMIT', 0, 
     local hids = table_at(byBucket, holds_key(hid))
     hids[#hids + 1] = hid
   end
-  for key, hids in pairs(byBucket) do
-    for from = 1, #hids, BATCH_CHUNK do
-      records = records + redis.call('HDEL', key, unpack(hids, from, math.min(from + BATCH_CHUNK - 1, #hids)))
-    end
-  end
+  for key, hids in pairs(byBucket) do records = records + write_list('HDEL', key, hids) end
   write_list('ZREM', K_GC, old)
   if records > 0 then redis.call('HINCRBY', K_META, 'hn', -records) end
   forgotten = forgotten + #old
