@@ -73,7 +73,7 @@ async function main(): Promise<void> {
     SWEEPER_ENABLED: 'true',
     HOLD_MIN_TTL_SECONDS: '1',
     SEAT_LOCK_LEASE_MS: '1000',
-    OUTBOX_CLAIM_IDLE_MS: '3000', // /health calls an outbox whose oldest record waits 6 s not draining
+    OUTBOX_STALE_AFTER_MS: '6000', // /health calls an outbox whose oldest record waits 6 s not draining
     CONFIRM_TIMEOUT_MS: '3000', // a confirm cut off by kill -9 is settled by the reconciler after 3 s
     // on the cluster, holds are acknowledged once a replica has them (if the service knows the setting)
     ...(CLUSTER ? { REDIS_WAIT_REPLICAS: process.env.DRILL_WAIT_REPLICAS ?? '1' } : {}),

@@ -29,7 +29,7 @@ beforeAll(async () => {
     SWEEPER_ENABLED: 'true',
     SWEEP_INTERVAL_MS: '200',
     OUTBOX_RELAY_INTERVAL_MS: '100',
-    OUTBOX_CLAIM_IDLE_MS: '1000',
+    OUTBOX_STALE_AFTER_MS: '2000',
     HOLD_SHARD_LEASE_MS: '2000',
   });
   redis = testRedisClient({ keyPrefix: process.env.REDIS_KEY_PREFIX });
@@ -228,7 +228,7 @@ it('a malformed outbox record is moved aside and does not stall the records behi
   }
 });
 
-it('an outbox whose oldest record waits longer than twice OUTBOX_CLAIM_IDLE_MS is reported as not draining (still 200)', async () => {
+it('an outbox whose oldest record waits longer than OUTBOX_STALE_AFTER_MS is reported as not draining (still 200)', async () => {
   const store = api.app.get(HoldStore);
   const key = store.eventOutboxKey(eventId);
   const meter = api.app.get(OutboxMeter);
@@ -251,7 +251,7 @@ it('an outbox whose oldest record waits longer than twice OUTBOX_CLAIM_IDLE_MS i
   expect(health.status).toBe(200);
   expect(health.body.status).toBe('degraded');
   expect(health.body.details.outbox).toMatchObject({ depth: 1, draining: false, relay: 'running' });
-  expect(health.body.details.outbox.oldestAgeSeconds).toBeGreaterThan(2); // 2 × OUTBOX_CLAIM_IDLE_MS
+  expect(health.body.details.outbox.oldestAgeSeconds).toBeGreaterThan(2); // OUTBOX_STALE_AFTER_MS
   expect(health.body.details.outbox.message).toMatch(/oldest record waiting/);
 
   const probe = await TopicProbe.start(topic, kafka.brokers);

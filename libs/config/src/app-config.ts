@@ -91,7 +91,7 @@ export class AppConfig extends BaseConfig<SeatApiEnvironment> {
       sweeperEnabled: e.SWEEPER_ENABLED,
       relayIntervalMs: e.OUTBOX_RELAY_INTERVAL_MS,
       relayBatchSize: e.OUTBOX_RELAY_BATCH_SIZE,
-      claimIdleMs: e.OUTBOX_CLAIM_IDLE_MS,
+      staleAfterMs: e.OUTBOX_STALE_AFTER_MS,
     };
   }
 

@@ -194,11 +194,11 @@ export class SeatApiEnvironment extends BaseEnvironment {
   OUTBOX_RELAY_BATCH_SIZE: number = 1000;
 
   /**
-   * An outbox record waiting twice this long is not draining: /health reports the outbox degraded. (A dead
+   * An outbox record waiting longer than this is not draining: /health reports the outbox degraded. (A dead
    * relay's records are taken over with its shard lease, HOLD_SHARD_LEASE_MS, not after this.)
    */
   @EnvInteger(1000, 3600000)
-  OUTBOX_CLAIM_IDLE_MS: number = 15000;
+  OUTBOX_STALE_AFTER_MS: number = 30000;
 
   @EnvBoolean()
   SWEEPER_ENABLED: boolean = true;

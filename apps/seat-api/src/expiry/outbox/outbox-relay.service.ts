@@ -14,8 +14,6 @@ import { KafkaPublishError, SeatExpiredPublisher } from './seat-expired.publishe
 const MAX_BACKOFF_MS = 2000;
 /** Batches per shard per pass: one busy shard cannot keep the pass from ending (and re-measuring). */
 const MAX_BATCHES_PER_SHARD = 20;
-/** A record older than this many OUTBOX_CLAIM_IDLE_MS is not draining (/health says so). */
-const STALE_AFTER_CLAIM_PERIODS = 2;
 
 export type RelayState = 'disabled' | 'running' | 'failing' | 'stalled';
 
@@ -34,7 +32,7 @@ export interface OutboxHealth {
 
 /**
  * Moves SeatExpired records from the outbox streams of the shards this instance owns (ShardOwnership) to
- * Kafka. A record is acknowledged and deleted in Redis only after Kafka acknowledged it, so a crash loses
+ * Kafka. A record is deleted from Redis only after Kafka acknowledged it, so a crash loses
  * nothing. One owner per shard, one worker per stream, batches in stream order: one event's records
  * (all in its shard's stream) reach Kafka in the order they were written. A record leaves the stream
  * only once Kafka has it, so a new owner (the former one died, or lost the lease) starts with whatever
@@ -92,7 +90,7 @@ export class OutboxRelayService {
 
   health(): OutboxHealth {
     const { depth, oldestAgeSeconds, measuredAt } = this.meter.level;
-    const staleAfterMs = STALE_AFTER_CLAIM_PERIODS * this.config.expiry.claimIdleMs;
+    const { staleAfterMs } = this.config.expiry;
     const base = { depth, oldestAgeSeconds, staleAfterSeconds: staleAfterMs / 1000 };
     if (!this.config.expiry.sweeperEnabled) {
       // another instance relays (or nobody: then its own /health says so)

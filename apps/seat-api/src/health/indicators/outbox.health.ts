@@ -5,7 +5,7 @@ import { OutboxRelayService } from '../../expiry/outbox/outbox-relay.service';
 /**
  * The SeatExpired outbox: depth, age of the oldest record, and whether it drains. Never `down`: records
  * wait safely in Redis and the API keeps serving holds, so a stuck outbox (Kafka down, a relay failing,
- * records older than twice OUTBOX_CLAIM_IDLE_MS) is `degraded` (HTTP 200) with the reason.
+ * records older than OUTBOX_STALE_AFTER_MS) is `degraded` (HTTP 200) with the reason.
  */
 @Injectable()
 export class OutboxHealthIndicator {
