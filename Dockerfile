@@ -13,7 +13,9 @@ COPY libs ./libs
 RUN npm run build
 
 FROM node:22-bookworm-slim AS runtime
+# NODE_OPTIONS: V8's young generation at 64 MB semi-spaces for both apps (why: scripts/start.sh)
 ENV NODE_ENV=production \
+    NODE_OPTIONS=--max-semi-space-size=64 \
     HOST=0.0.0.0 \
     LOG_FORMAT=json
 WORKDIR /app

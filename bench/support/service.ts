@@ -6,7 +6,7 @@ import { SignJWT } from 'jose';
 import * as path from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../../test/support/private-redis';
-import { Child, spawnTs, waitUntilUp } from './child';
+import { Child, SERVER_NODE_ARGS, spawnTs, waitUntilUp } from './child';
 
 export const BENCH_SECRET = 'bench-secret-0123456789abcdef';
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -36,13 +36,15 @@ export const signBenchToken = (sub: string, roles: string[]) =>
 
 /**
  * `shared.schema` lets several instances share one schema and topic (the fault drill); the instance
- * that did not create the schema leaves it in place when it stops.
+ * that did not create the schema leaves it in place when it stops. `nodeArgs`: V8 flags other than
+ * production's (bench:node-flags compares them).
  */
 export async function startService(
   name: string,
   redisUrl: string,
   env: Record<string, string> = {},
   shared?: { schema: string },
+  nodeArgs: readonly string[] = SERVER_NODE_ARGS,
 ): Promise<BenchService> {
   const port = await freePort();
   const schema = shared?.schema ?? `bench_${name}_${Date.now().toString(36)}`;
@@ -68,6 +70,7 @@ export async function startService(
       ...env,
     },
     path.resolve(__dirname, '..', 'results', `${name}-service.log.tmp`),
+    nodeArgs,
   );
   const base = `http://127.0.0.1:${port}`;
   await waitUntilUp(`${base}/health/live`, child, 120_000);
