@@ -81,7 +81,7 @@ async function main(): Promise<void> {
   const sides: Side[] = [];
   try {
     sides.push(await startSide('production', [...SERVER_NODE_ARGS], redis.url));
-    sides.push(await startSide(FLAGS_B.length > 0 ? 'B' : 'v8_defaults', FLAGS_B, redis.url));
+    sides.push(await startSide(FLAGS_B.length > 0 ? 'other_flags' : 'v8_defaults', FLAGS_B, redis.url));
     for (const side of sides) {
       // warm-up (not reported): JIT, pools; its rate sizes the runs so that none runs out of seats
       const warm = await uncontended(side.target, await eventsFor(side, 2), SECONDS);
@@ -126,9 +126,9 @@ async function main(): Promise<void> {
     const body = `${table(['run', 'holds/s', 'p99 ms', 'note'], rows)}\n\n${summary}\n\n${ratios}`;
     console.log(`\n${body}`);
     const file = writeReport(
-      'node-flags',
+      FLAGS_B.length > 0 ? 'node-flags-b' : 'node-flags', // a comparison with other flags keeps its own report
       'V8 flags of the seat API: production vs another set',
-      'npm run bench:node-flags',
+      `${FLAGS_B.length > 0 ? `BENCH_NODE_FLAGS_B="${FLAGS_B.join(' ')}" ` : ''}npm run bench:node-flags`,
       [`## Uncontended holds, 32 connections, ${SECONDS} s per run, ${ROUNDS} interleaved rounds\n\n${body}`],
     );
     console.log(`report: ${file}`);
