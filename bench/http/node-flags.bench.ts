@@ -9,7 +9,7 @@
  *      BENCH_NODE_FLAGS_B="--max-semi-space-size=256" compares production with other flags)
  */
 import 'reflect-metadata';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { startPrivateRedis } from '../../test/support/private-redis';
@@ -135,6 +135,7 @@ async function main(): Promise<void> {
   } finally {
     for (const side of sides) {
       await side.service.stop();
+      rmSync(side.gcFile, { force: true });
     }
     await redis.stop();
   }
