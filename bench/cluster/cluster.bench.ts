@@ -27,7 +27,7 @@ import {
   holdsPerSecond,
   loadRow,
   median,
-  SEATS_PER_EVENT,
+  newEvents,
   Target,
   uncontended,
 } from '../http/hold-load';
@@ -109,16 +109,7 @@ async function main(): Promise<void> {
       side('cluster', svcCluster, cluster),
       side('cluster, REDIS_WAIT_REPLICAS=1', svcWait, cluster),
     ];
-    const eventsFor = async (s: Side, n: number) => {
-      const ids: string[] = [];
-      for (let i = 0; i < n; i++) {
-        const id = await s.target.newEvent(SEATS_PER_EVENT);
-        // a sale's event is warm: its seat map has been read, so its catalogue is cached
-        await fetch(`${s.target.base}/v1/events/${id}/seats`, { headers: s.target.auth(0) });
-        ids.push(id);
-      }
-      return ids;
-    };
+    const eventsFor = (s: Side, n: number) => newEvents(s.target, n);
 
     // warm-up (not reported): JIT, connections, script caches on every node; its rate sizes the runs
     for (const s of sides) {

@@ -37,6 +37,23 @@ export class FreshSeats {
   }
 }
 
+/**
+ * `n` new events of SEATS_PER_EVENT seats for a run. A sale's event is warm: with `readSeatMap` its seat
+ * map is read once, so the service has its catalogue cached (a target without a seat map, like the
+ * floor, passes false).
+ */
+export async function newEvents(target: Target, n: number, readSeatMap = true): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = await target.newEvent(SEATS_PER_EVENT);
+    if (readSeatMap) {
+      await fetch(`${target.base}/v1/events/${id}/seats`, { headers: target.auth(0) });
+    }
+    ids.push(id);
+  }
+  return ids;
+}
+
 export function holdRequest(target: Target, user: number, eventId: string, seatIds: string[]) {
   return {
     method: 'POST',

@@ -33,6 +33,7 @@ import {
   holdsPerSecond,
   loadRow as row,
   median,
+  newEvents,
   SEATS_PER_EVENT,
   Target,
   uncontended as uncontendedRun,
@@ -182,18 +183,8 @@ async function main(): Promise<void> {
         newEvent: (seats) => service.createEvent(seats),
       },
     };
-    const eventsFor = async (t: Target, n: number) => {
-      const ids: string[] = [];
-      for (let i = 0; i < n; i++) {
-        const id = await t.newEvent(SEATS_PER_EVENT);
-        if (t.name === 'service') {
-          // a sale's event is warm: its seat map has been read, so its catalogue is cached
-          await fetch(`${service.base}/v1/events/${id}/seats`, { headers: t.auth(0) });
-        }
-        ids.push(id);
-      }
-      return ids;
-    };
+    // only the service has a seat map to warm its catalogue with
+    const eventsFor = (t: Target, n: number) => newEvents(t, n, t.name === 'service');
 
     // warm-up (not reported): JIT, connection pools, script cache; its request rate sizes the runs
     const eventsPerRun: Record<string, number> = {};

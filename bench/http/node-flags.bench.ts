@@ -17,7 +17,7 @@ import { SERVER_NODE_ARGS } from '../support/child';
 import { processCpuMs } from '../support/cpu-time';
 import { table, writeReport } from '../support/report';
 import { BenchService, startService } from '../support/service';
-import { eventsForRate, holdsPerSecond, median, SEATS_PER_EVENT, Target, uncontended } from './hold-load';
+import { eventsForRate, holdsPerSecond, median, newEvents, Target, uncontended } from './hold-load';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
@@ -65,16 +65,7 @@ async function startSide(name: string, flags: string[], redisUrl: string): Promi
   return { name, flags, service, target, gcFile, eventsPerRun: 0, rates: [], cpuMs: 0, gcMs: 0, holds: 0 };
 }
 
-/** Events of a run, each warm (its seat map read once, so its catalogue is cached), as in bench:http. */
-async function eventsFor(side: Side, n: number): Promise<string[]> {
-  const ids: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const id = await side.target.newEvent(SEATS_PER_EVENT);
-    await fetch(`${side.target.base}/v1/events/${id}/seats`, { headers: side.target.auth(0) });
-    ids.push(id);
-  }
-  return ids;
-}
+const eventsFor = (side: Side, n: number) => newEvents(side.target, n);
 
 async function main(): Promise<void> {
   const redis = await startPrivateRedis();

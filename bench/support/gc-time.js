@@ -6,11 +6,9 @@ const { writeFileSync } = require('node:fs');
 
 const file = process.env.BENCH_GC_FILE;
 let ms = 0;
-let count = 0;
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
     ms += entry.duration;
-    count++;
   }
 }).observe({ entryTypes: ['gc'] });
-setInterval(() => writeFileSync(file, JSON.stringify({ ms, count })), 100).unref();
+setInterval(() => writeFileSync(file, JSON.stringify({ ms })), 100).unref();
