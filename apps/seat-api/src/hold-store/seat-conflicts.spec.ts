@@ -60,8 +60,10 @@ it('names the taken seats in the order asked, exactly as the hold script refuses
 });
 
 it('a lapsed hold is no conflict, unless it is being confirmed', async () => {
-  const lapsed = await hold(['B-1'], { ttlMs: 30 });
-  const confirming = await hold(['B-2'], { ttlMs: 30, fence: 2 });
+  // The confirm must begin before its hold lapses: with a 30 ms hold it sometimes did not on a loaded CI
+  // machine (beginConfirm refused). A 1 s hold leaves room; the other hold, made after the confirm began
+  // with the same lifetime, lapses last, so once it reads EXPIRED both holds are past their expiry.
+  const confirming = await hold(['B-2'], { ttlMs: 1000, fence: 2 });
   const begun = await store.beginConfirm({
     holdId: confirming.holdId,
     userId: 'alice',
@@ -70,6 +72,7 @@ it('a lapsed hold is no conflict, unless it is being confirmed', async () => {
     confirmTimeoutMs: 60_000,
   });
   expect(begun.ok).toBe(true);
+  const lapsed = await hold(['B-1'], { ttlMs: 1000 });
   await eventually(async () => (await store.getHold(lapsed.holdId))?.status === 'EXPIRED', 5000, 'lapse');
   expect(await store.seatConflicts(eventId, ['B-1', 'B-2'])).toEqual([{ seatId: 'B-2', reason: 'HELD' }]);
 });
