@@ -108,7 +108,8 @@ describe('HoldStore seat ownership', () => {
   });
 
   it('a confirm abandoned after its hold ran out frees only its own seats, with one SeatExpired each', async () => {
-    const h = await hold(eventId, ['D-1', 'D-2'], { ttlMs: 50 });
+    // 1 s: the confirm below must begin before the hold lapses, also on a loaded CI machine
+    const h = await hold(eventId, ['D-1', 'D-2'], { ttlMs: 1000 });
     expect((await beginConfirm(h.holdId, eventId)).ok).toBe(true);
     await store.markBooked(eventId, ['D-1']);
     await untilRedisTimePasses(h.expireAtMs);

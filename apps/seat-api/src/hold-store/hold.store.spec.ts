@@ -195,7 +195,8 @@ describe('HoldStore', () => {
   });
 
   it('confirms in two steps, and the sweeper never expires a hold being confirmed', async () => {
-    const r = await hold(eventId, ['H-1'], { ttlMs: 40 });
+    // 1 s: the confirm below must begin before the hold lapses, also on a loaded CI machine
+    const r = await hold(eventId, ['H-1'], { ttlMs: 1000 });
     if (!r.ok) {
       throw new Error(r.error);
     }
@@ -260,7 +261,8 @@ describe('HoldStore', () => {
   });
 
   it('reports a confirm stuck past its deadline, and abandoning it expires the hold', async () => {
-    const r = await hold(eventId, ['J-1'], { ttlMs: 20 });
+    // 1 s: the confirm below must begin before the hold lapses, also on a loaded CI machine
+    const r = await hold(eventId, ['J-1'], { ttlMs: 1000 });
     if (!r.ok) {
       throw new Error(r.error);
     }
