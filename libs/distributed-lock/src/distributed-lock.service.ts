@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { BusyWait, ContentionHandler } from './contention';
 import { DISTRIBUTED_LOCK_OPTIONS } from './distributed-lock.module-definition';
 import type { DistributedLockModuleOptions } from './distributed-lock.options';
-import { LockNotAcquiredError } from './errors';
+import { LockBackendError, LockNotAcquiredError } from './errors';
 import { HeldLock, HeldLockHost } from './held-lock';
 import { LeaseTracker } from './lease-tracker';
 import { runInLockScope } from './lock-context';
@@ -55,6 +55,11 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
   private readonly leases: LeaseTracker;
   private readonly waiters = new LockWaiters();
   private lastNoExpiryWarning = -Infinity;
+  /** Set when shutdown begins: no acquire is sent after it, and a grant that arrives after it is given back. */
+  private closing = false;
+  /** Acquire calls on the wire: shutdown waits for them, so none leaves a lock it no longer tracks. */
+  private acquiresInFlight = 0;
+  private acquiresSettled?: () => void;
   readonly metrics: LockMetrics;
 
   constructor(@Inject(DISTRIBUTED_LOCK_OPTIONS) private readonly options: DistributedLockModuleOptions) {
@@ -95,12 +100,19 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
     let busy: BusyWait | undefined; // made at the first busy attempt: the uncontended path never needs it
     for (let attempt = 0; ; attempt++) {
       opts.signal?.throwIfAborted();
+      this.assertOpen(keys);
       // randomUUID draws from an entropy cache: far cheaper per call than randomBytes(16)
       const owner = randomUUID();
       const sentAt = performance.now();
       let reply: [number, number];
+      this.acquiresInFlight++;
       try {
         reply = await this.scripts.acquire(fence, redisKeys, owner, leaseMs);
+        if (this.closing && reply[0] === 1) {
+          // shutdown began while this grant was on its way: nobody would release it after shutdown
+          await this.scripts.release(redisKeys, owner).catch(() => 0);
+          reply = [0, 0];
+        }
       } catch (e) {
         if (outcomeUnknown(e)) {
           // The script may run later (a timeout: it waits in Redis's input buffer). Undo it by owner token:
@@ -112,7 +124,12 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
           this.metrics.acquisitions.inc({ result: 'error' });
         }
         throw lockCallError('acquire', keys, e);
+      } finally {
+        if (--this.acquiresInFlight === 0) {
+          this.acquiresSettled?.();
+        }
       }
+      this.assertOpen(keys);
       const now = performance.now();
       if (reply[0] === 1) {
         // antirez's check: a grant that arrives after the lease could have run out is worth nothing
@@ -283,7 +300,15 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
     this.leases.assertValid(lock, marginMs);
   }
 
+  /**
+   * Gives back every lock this process holds. An acquire already sent is waited for first: a grant that
+   * arrives now is released by that acquire (which throws), so nothing is held once this returns.
+   */
   async onApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    if (this.acquiresInFlight > 0) {
+      await new Promise<void>((resolve) => (this.acquiresSettled = resolve));
+    }
     this.leases.stop();
     await Promise.allSettled(this.leases.all().map((l) => this.release(l)));
   }
@@ -291,6 +316,12 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
   /** How many locks this process holds now (for tests and diagnostics). */
   get heldCount(): number {
     return this.leases.size;
+  }
+
+  private assertOpen(keys: readonly string[]): void {
+    if (this.closing) {
+      throw new LockBackendError(`lock service is shutting down: not acquiring ${keys.join(', ')}`);
+    }
   }
 
   private warnNoExpiry(keys: readonly string[]): void {

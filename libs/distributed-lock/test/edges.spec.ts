@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import Redis from 'ioredis';
 import { Registry } from 'prom-client';
-import { LockHandle, LockLostError, LockNotAcquiredError } from '../src';
+import { LockBackendError, LockHandle, LockLostError, LockNotAcquiredError } from '../src';
 import { DistributedLockService } from '../src/distributed-lock.service';
 import { eventually } from '../../../test/support/eventually';
 import { lockService, testRedis } from './support';
@@ -197,4 +197,20 @@ it('(22; issue 9 #14) a holder paused with SIGSTOP past its lease checks validit
   } finally {
     child.kill('SIGKILL');
   }
+});
+
+it('a lock granted while the service shuts down is given back, not left held after shutdown', async () => {
+  // A periodic job's tick can send its acquire just as the app closes (CI found a lock held after
+  // close()). The acquire below is on the wire when shutdown begins: its grant must be released in
+  // Redis and the caller told the service is closing, and nothing may be held once shutdown is done.
+  const svc = lockService(redis); // shut down by this test, not by afterEach
+  const k = `test:${randomUUID()}`;
+  const acquiring = svc.acquire(k, { leaseMs: 30_000 });
+  await svc.onApplicationShutdown();
+  await expect(acquiring).rejects.toThrow(/shutting down/);
+  expect(svc.heldCount).toBe(0);
+  expect(await redis.exists(lockKeyOf(k))).toBe(0);
+  // and after shutdown no lock is taken at all
+  await expect(svc.acquire(k, { leaseMs: 30_000 })).rejects.toBeInstanceOf(LockBackendError);
+  expect(await redis.exists(lockKeyOf(k))).toBe(0);
 });
