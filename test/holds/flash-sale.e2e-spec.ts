@@ -148,9 +148,10 @@ describe('another instance holds the seat lock', () => {
 
   it('dies mid-change (its lease runs out, the seat untouched): the waiting request gets the seat', async () => {
     const before = await contentionCount();
+    const token = await api.token('patient'); // signed first: the request must meet the lock below
     // a lease shorter than the seat-lock wait (default 300 ms): the holder is gone within it
     await redis.set(lockKey('S-D-2'), 'dead-instance', 'PX', 150);
-    const r = await hold(await api.token('patient'), ['S-D-2']);
+    const r = await hold(token, ['S-D-2']);
     expect(r.status).toBe(201);
     expect(r.body.seatIds).toEqual(['S-D-2']);
     expect(await contentionCount()).toBeGreaterThan(before);

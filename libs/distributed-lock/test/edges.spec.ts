@@ -128,7 +128,7 @@ it('(22; issue 9 #14) assertValid() refuses a write once the lease ran out, coun
   const registry = new Registry();
   const svc = service({ registry });
   const k = `test:${randomUUID()}`;
-  const a = await svc.acquire(k, { leaseMs: 200 });
+  const a = await svc.acquire(k, { leaseMs: 500 });
   a.assertValid(); // within its lease: passes and counts nothing
   expect(await total(registry, 'distributed_lock_validity_refused_total')).toBe(0);
   // A does nothing (a pause) until Redis has let its lease go and B holds the key

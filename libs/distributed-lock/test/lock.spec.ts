@@ -70,8 +70,10 @@ it('(3) a holder process killed with SIGKILL frees the lock within one lease', a
 
 it('(4, 26) another acquisition (even in this process) cannot release a lock it does not own', async () => {
   const k = key();
-  const a = await locks.acquire(k, { leaseMs: 200 });
-  await sleep(250);
+  // leases here are long enough for the grant to arrive valid on a loaded machine (acquire refuses a
+  // grant that arrives after its lease); the test waits on Redis's clock for them to run out
+  const a = await locks.acquire(k, { leaseMs: 500 });
+  await eventually(async () => (await redis.exists(lockKeyOf(k))) === 0, 5000); // the lease ran out in Redis
   const b = await locks.acquire(k, { leaseMs: 5000 });
   expect(await a.release()).toBe('NOT_HELD');
   expect(await redis.exists(lockKeyOf(k))).toBe(1);
@@ -80,8 +82,8 @@ it('(4, 26) another acquisition (even in this process) cannot release a lock it 
 
 it('(5, 30) a lease that expires mid-work lets B in; A’s release leaves B alone, in one round trip', async () => {
   const k = key();
-  const a = await locks.acquire(k, { leaseMs: 150 });
-  await sleep(200);
+  const a = await locks.acquire(k, { leaseMs: 500 });
+  await eventually(async () => (await redis.exists(lockKeyOf(k))) === 0, 5000); // the lease ran out in Redis
   const b = await locks.acquire(k, { leaseMs: 5000 });
   const releaseCalls = jest.spyOn(
     redis as unknown as { dlockRelease: () => Promise<number> },
@@ -97,8 +99,8 @@ it('(5, 30) a lease that expires mid-work lets B in; A’s release leaves B alon
 
 it('(6) extend after expiry while B holds fails and leaves B’s lease untouched', async () => {
   const k = key();
-  const a = await locks.acquire(k, { leaseMs: 100 });
-  await sleep(150);
+  const a = await locks.acquire(k, { leaseMs: 500 });
+  await eventually(async () => (await redis.exists(lockKeyOf(k))) === 0, 5000); // the lease ran out in Redis
   const b = await locks.acquire(k, { leaseMs: 3000 });
   const before = await redis.pttl(lockKeyOf(k));
   expect(await a.extend(60_000)).toBe(false);
@@ -108,13 +110,15 @@ it('(6) extend after expiry while B holds fails and leaves B’s lease untouched
 
 it('(7) extend works repeatedly; a released handle can no longer extend', async () => {
   const k = key();
-  const a = await locks.acquire(k, { leaseMs: 300 });
+  // each extend lands well inside the lease (1.5 s of slack for a slow round trip) and visibly moves it
+  const a = await locks.acquire(k, { leaseMs: 2000 });
   for (let i = 0; i < 3; i++) {
-    await sleep(200);
-    expect(await a.extend(300)).toBe(true);
+    await sleep(500);
+    expect(await a.extend(5000)).toBe(true);
+    expect(await redis.pttl(lockKeyOf(k))).toBeGreaterThan(2000);
   }
   expect(await a.release()).toBe('RELEASED');
-  expect(await a.extend(300)).toBe(false);
+  expect(await a.extend(5000)).toBe(false);
 });
 
 it('(8) the watchdog keeps a critical section ten leases long alive', async () => {
@@ -262,8 +266,9 @@ it('(22) a paused holder’s late write is rejected by the fence check', async (
     return 1`;
   const write = (token: number, value: string) => redis.eval(FENCED_WRITE, 1, 'fenced-store', token, value);
   const k = key();
-  const a = await locks.acquire(k, { leaseMs: 100 }); // A takes token 33 ...
-  await sleep(150); // ... and pauses (GC, SIGSTOP) past its lease
+  const a = await locks.acquire(k, { leaseMs: 500 }); // A takes token 33 ...
+  // ... and pauses (GC, SIGSTOP) past its lease
+  await eventually(async () => (await redis.exists(lockKeyOf(k))) === 0, 5000); // the lease ran out in Redis
   const b = await locks.acquire(k, { leaseMs: 5000 });
   expect(await write(b.fencingToken, 'from B')).toBe(1);
   expect(await write(a.fencingToken, 'from A')).toBe(0); // A wakes up and writes: rejected

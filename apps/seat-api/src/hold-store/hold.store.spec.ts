@@ -311,7 +311,7 @@ describe('HoldStore', () => {
 
   it('leaves an extended hold alone when the sweeper reads its old position in the index', async () => {
     // long enough for the extend to arrive in time on a loaded machine (it is checked below)
-    const r = await hold(eventId, ['L-1'], { ttlMs: 500 });
+    const r = await hold(eventId, ['L-1'], { ttlMs: 2000 });
     if (!r.ok) {
       throw new Error(r.error);
     }
