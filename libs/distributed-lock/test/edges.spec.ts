@@ -214,3 +214,13 @@ it('a lock granted while the service shuts down is given back, not left held aft
   await expect(svc.acquire(k, { leaseMs: 30_000 })).rejects.toBeInstanceOf(LockBackendError);
   expect(await redis.exists(lockKeyOf(k))).toBe(0);
 });
+
+it('an acquire whose fencing counter Redis cannot increment leaves no lock key behind', async () => {
+  // A Lua script that fails midway keeps what it wrote: the counter is moved before any lock key is set
+  const svc = service();
+  const k = `test:${randomUUID()}`;
+  await redis.lpush(`lock:fence:{${k}}`, 'not a counter');
+  await expect(svc.acquire(k, { leaseMs: 30_000 })).rejects.toBeInstanceOf(LockBackendError);
+  expect(await redis.exists(lockKeyOf(k))).toBe(0);
+  await redis.del(`lock:fence:{${k}}`);
+});

@@ -15,6 +15,9 @@ for i = 2, #KEYS do
   if ttl > longest then longest = ttl end
 end
 if longest ~= -2 then return { 0, longest } end
+-- the counter first: a script that fails midway keeps what it wrote, and an INCR that fails (the counter
+-- key is not a number) must leave no lock key behind
+local token = redis.call('INCR', KEYS[1])
 for i = 2, #KEYS do redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[2]) end
-return { 1, redis.call('INCR', KEYS[1]) }
+return { 1, token }
 `;
