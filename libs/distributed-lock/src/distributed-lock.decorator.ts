@@ -25,6 +25,12 @@ export interface DistributedLockOptions<A extends unknown[]> {
    * method throws (see ContentionHandler: e.g. answer from a lock-free read that the seats are taken).
    */
   onContention?: 'wait' | 'skip' | ((busy: LockBusy, instance: never, args: A) => void | Promise<void>);
+  /**
+   * Start the method in the same tick as its acquire (RunOptions.pipelined): every write it makes must be
+   * checked against `currentLock().ownership` by its store's script, and it may run twice (the second
+   * time after a usual acquire, when the first found the lock busy). Needs a fixed leaseMs.
+   */
+  pipelined?: boolean;
 }
 
 /** Where the decorator parks the injected service on the instance (property injection, resolved by Nest DI). */
@@ -75,6 +81,7 @@ export function DistributedLock<A extends unknown[]>(options: DistributedLockOpt
         waitMs: resolve(options.waitMs),
         localWaitMs: resolve(options.localWaitMs),
         leaseMs: resolve(options.leaseMs),
+        pipelined: options.pipelined,
       };
       return (await service.runExclusive(keys, run, () => original.apply(this, args))) as R;
     };

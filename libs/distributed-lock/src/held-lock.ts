@@ -1,5 +1,5 @@
 import type { LockLostError } from './errors';
-import type { LockHandle } from './lock-handle';
+import type { LockHandle, LockOwnership } from './lock-handle';
 
 /**
  * What a held lock asks of whoever tracks it. Declared here, implemented by the service: the dependency
@@ -29,14 +29,21 @@ export class HeldLock implements LockHandle {
   /** Monotonic time before which the lease is known to be ours (conservative: measured from the send). */
   validUntil: number;
   expiryTimer?: NodeJS.Timeout;
+  /**
+   * A pipelined acquisition's answer while it is on its way (pipelined-acquire.ts): true once Redis
+   * granted it, false when the keys were busy; rejects when the acquire failed. Unset for a lock
+   * acquired the usual way (granted before its holder ran).
+   */
+  grant?: Promise<boolean>;
 
   constructor(
     private readonly host: HeldLockHost,
     readonly keys: readonly string[],
     readonly redisKeys: readonly string[],
     readonly owner: string,
-    readonly fencingToken: number,
-    readonly acquiredAt: number,
+    /** 0 until a pipelined acquisition is granted (LockHandle.fencingToken). */
+    public fencingToken: number,
+    public acquiredAt: number,
     readonly leaseMs: number,
     readonly watchdog: boolean,
     sentAt: number,
@@ -44,6 +51,10 @@ export class HeldLock implements LockHandle {
     readonly marginMs: number,
   ) {
     this.validUntil = sentAt + leaseMs;
+  }
+
+  get ownership(): LockOwnership {
+    return { keys: this.redisKeys, owner: this.owner };
   }
 
   /**

@@ -11,5 +11,6 @@ export { DistributedLockService } from './distributed-lock.service';
 export type { AcquireOptions, RunOptions } from './distributed-lock.service';
 export * from './errors';
 export * from './lock-context';
-export type { LockHandle } from './lock-handle';
+export type { LockHandle, LockOwnership } from './lock-handle';
+export { LOCK_OWNED_LUA } from './lua/owned.lua';
 export { hashTag, normalizeKeys } from './lock-keys';

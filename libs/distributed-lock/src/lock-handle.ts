@@ -1,4 +1,15 @@
 /**
+ * What a store script needs to check that a lock is held by this acquisition, in Redis, at the moment the
+ * script runs: the lock's keys (as its own scripts name them: the client adds its keyPrefix when they are
+ * passed as KEYS) and the owner token each of them holds as its string value while the lock is ours.
+ * LOCK_OWNED_LUA is that check.
+ */
+export interface LockOwnership {
+  readonly keys: readonly string[];
+  readonly owner: string;
+}
+
+/**
  * What an acquisition gives its holder: the keys, the fencing token, a signal that aborts if the lease
  * is lost, and owner-checked release/extend. One handle per acquisition, with its own random owner token,
  * so two concurrent calls in one process are two different owners.
@@ -10,8 +21,13 @@ export interface LockHandle {
    * Redis keeps the tag's counter (`fenceKey`); a counter lost with Redis's data (a restart without
    * persistence, a flush, an eviction) starts again at 1, so a store should also compare a token with the
    * counter (a token above it predates the loss) and raise the counter to the highest token it has seen.
+   * 0 in a pipelined section (RunOptions.pipelined), whose grant is not known yet when it writes: its
+   * store checks `ownership` instead, and may take the counter's value as the token (the lock being
+   * ours at that moment, no later holder can have a lower one).
    */
   readonly fencingToken: number;
+  /** For a store script that checks the lock is ours when it runs (see LockOwnership). */
+  readonly ownership: LockOwnership;
   /** Aborted (with a LockLostError as reason) when the lease is lost while held. */
   readonly signal: AbortSignal;
   /** performance.now() when the lock was granted. */

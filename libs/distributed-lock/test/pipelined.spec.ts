@@ -1,0 +1,163 @@
+/**
+ * (issue 11) Pipelined sections (RunOptions.pipelined): the acquire, the section's owner-checked write and
+ * its release leave in one batch. A private redis-server, so round trips can be counted from its
+ * `total_reads_processed` and no other test's traffic is mixed in.
+ */
+import Redis from 'ioredis';
+import { Registry } from 'prom-client';
+import { startPrivateRedis, PrivateRedis } from '../../../test/support/private-redis';
+import { LOCK_OWNED_LUA, LockBackendError, LockHandle, LockNotAcquiredError } from '../src';
+import { lockService } from './support';
+
+let server: PrivateRedis;
+let redis: Redis;
+beforeAll(async () => {
+  server = await startPrivateRedis();
+  // the service's client setting: commands issued in one tick leave in one write
+  redis = new Redis(server.url, { enableAutoPipelining: true, maxRetriesPerRequest: 1 });
+  redis.defineCommand('ownedSet', {
+    // KEYS[1] the data, KEYS[2..] the lock's keys; ARGV owner, value, token. What a store does: write only
+    // while the lock is ours, and record the token (the counter's value when the section has none yet).
+    lua: `${LOCK_OWNED_LUA}
+      if not lock_owned(2, ARGV[1]) then return 'NOT_LOCKED' end
+      redis.call('SET', KEYS[1], ARGV[2])
+      return 'OK'`,
+  });
+});
+afterAll(async () => {
+  redis?.disconnect();
+  await server?.stop();
+});
+
+/** The store's write of a section: owner-checked in Redis, sent at once (same tick). */
+function ownedSet(lock: LockHandle, key: string, value: string): Promise<string> {
+  const { keys, owner } = lock.ownership;
+  return (redis as unknown as Record<string, (...a: unknown[]) => Promise<string>>).ownedSet(
+    1 + keys.length,
+    key,
+    ...keys,
+    owner,
+    value,
+  );
+}
+
+/** Reads Redis made from client sockets since the last call (this call's own INFO excluded). */
+async function readsSince(previous: number): Promise<[number, number]> {
+  const info = await server.client.info('stats');
+  const now = Number(/total_reads_processed:(\d+)/.exec(info)![1]);
+  return [now - previous - 1, now];
+}
+
+const run = (locks: ReturnType<typeof lockService>, key: string, fn: (l: LockHandle) => Promise<string>) =>
+  locks.runExclusive(key, { leaseMs: 5000, waitMs: 2000, pipelined: true }, fn);
+
+it('acquire, write and release in one round trip; the write runs while the lock is held', async () => {
+  const locks = lockService(redis);
+  await run(locks, 'warm-up', (l) => l.releaseAlong(ownedSet(l, 'warm', 'x'))); // scripts loaded
+  const [, start] = await readsSince(0);
+  const tokens: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    const answer = await run(locks, `one-${i}`, (lock) => {
+      tokens.push(lock.fencingToken); // not known yet: the store takes the counter's value
+      return lock.releaseAlong(ownedSet(lock, `data-${i}`, 'written'));
+    });
+    expect(answer).toBe('OK');
+  }
+  const [reads] = await readsSince(start);
+  expect(reads).toBe(10);
+  expect(tokens).toEqual(Array(10).fill(0));
+  expect(await redis.mget(Array.from({ length: 10 }, (_, i) => `data-${i}`))).toEqual(
+    Array(10).fill('written'),
+  );
+  expect(await redis.keys('lock:{one-*')).toEqual([]);
+  expect(locks.heldCount).toBe(0);
+});
+
+it('busy: the first write is refused in Redis, and the section runs again once the holder lets go', async () => {
+  const lost: string[] = [];
+  const registry = new Registry();
+  const locks = lockService(redis, { registry, onLockLost: ({ keys }) => lost.push(...keys) });
+  const holder = await locks.acquire('busy', { leaseMs: 5000 });
+  const answers: string[] = [];
+  const tokens: number[] = [];
+  const section = run(locks, 'busy', async (lock) => {
+    tokens.push(lock.fencingToken);
+    const answer = await lock.releaseAlong(ownedSet(lock, 'busy-data', `run ${answers.length + 1}`));
+    answers.push(answer);
+    if (answers.length === 1) {
+      // the first run's write reached Redis while the holder had the lock: refused, nothing written
+      expect(await redis.get('busy-data')).toBeNull();
+      setTimeout(() => void holder.release(), 50);
+    }
+    return answer;
+  });
+  await expect(section).resolves.toBe('OK');
+  expect(answers).toEqual(['NOT_LOCKED', 'OK']);
+  expect(tokens[0]).toBe(0);
+  expect(tokens[1]).toBeGreaterThan(holder.fencingToken); // the second run's grant, known before it ran
+  expect(await redis.get('busy-data')).toBe('run 2');
+  expect(lost).toEqual([]); // a pipelined acquire that found the lock busy lost nothing
+  const metric = await registry.getSingleMetric('distributed_lock_lost_total')?.get();
+  expect(metric?.values.reduce((n, v) => n + v.value, 0) ?? 0).toBe(0);
+  expect(locks.heldCount).toBe(0);
+});
+
+it('busy until the wait runs out: LockNotAcquiredError, nothing written', async () => {
+  const locks = lockService(redis);
+  const holder = await locks.acquire('stuck', { leaseMs: 5000 });
+  let runs = 0;
+  const section = locks.runExclusive('stuck', { leaseMs: 5000, waitMs: 100, pipelined: true }, (lock) => {
+    runs++;
+    return lock.releaseAlong(ownedSet(lock, 'stuck-data', 'x'));
+  });
+  await expect(section).rejects.toBeInstanceOf(LockNotAcquiredError);
+  expect(runs).toBe(1);
+  expect(await redis.get('stuck-data')).toBeNull();
+  expect(await holder.release()).toBe('RELEASED'); // the refused section never touched the holder's key
+});
+
+it('a section that keeps the lock past its write is tracked while held and released after', async () => {
+  const locks = lockService(redis);
+  let heldInside = -1;
+  let tokenAfterGrant = 0;
+  await run(locks, 'long', async (lock) => {
+    await ownedSet(lock, 'long-data', 'x'); // its answer comes after the acquire's: the grant is known
+    heldInside = locks.heldCount;
+    tokenAfterGrant = lock.fencingToken;
+    expect(await redis.get('lock:{long}')).toBe(lock.ownership.owner);
+    return 'done';
+  });
+  expect(heldInside).toBe(1);
+  expect(tokenAfterGrant).toBeGreaterThan(0);
+  expect(await redis.exists('lock:{long}')).toBe(0);
+  expect(locks.heldCount).toBe(0);
+});
+
+it('the section’s own error wins once the lock was granted, and the lock is let go', async () => {
+  const locks = lockService(redis);
+  const boom = new Error('business failure');
+  await expect(
+    run(locks, 'failing', async (lock) => {
+      await ownedSet(lock, 'failing-data', 'x');
+      throw boom;
+    }),
+  ).rejects.toBe(boom);
+  expect(await redis.exists('lock:{failing}')).toBe(0);
+  expect(locks.heldCount).toBe(0);
+});
+
+it('an acquire Redis refuses is the answer, whatever the section did', async () => {
+  const locks = lockService(redis);
+  await redis.lpush('lock:fence:{wrong-type}', 'not a counter'); // the acquire's INCR on a list: a reply error
+  const section = run(locks, 'wrong-type', (lock) => lock.releaseAlong(ownedSet(lock, 'wt-data', 'x')));
+  await expect(section).rejects.toBeInstanceOf(LockBackendError);
+  expect(await redis.get('wt-data')).toBeNull(); // the write found no lock of its owner
+  expect(locks.heldCount).toBe(0);
+});
+
+it('needs a fixed lease', async () => {
+  const locks = lockService(redis);
+  await expect(
+    locks.runExclusive('no-lease', { pipelined: true }, () => Promise.resolve('x')),
+  ).rejects.toThrow(/fixed lease/);
+});
