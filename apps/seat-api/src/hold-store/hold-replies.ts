@@ -63,6 +63,8 @@ export function toCreateResult(eventId: string, reply: ScriptReply): CreateHoldR
       };
     case 'STALE_FENCING_TOKEN':
       return { ok: false, error: 'STALE_FENCING_TOKEN' };
+    case 'NOT_LOCKED':
+      return { ok: false, error: 'NOT_LOCKED' };
     default:
       throw new Error(`holdCreate: unexpected reply ${String(reply[0])}`);
   }

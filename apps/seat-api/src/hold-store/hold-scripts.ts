@@ -4,6 +4,7 @@ import { HoldIds } from './hold-ids';
 import { HoldLayout } from './hold-keys';
 import { ABANDON_CONFIRM, BEGIN_CONFIRM, FINISH_CONFIRM } from './lua/confirm-hold.lua';
 import { CREATE_HOLD } from './lua/create-hold.lua';
+import { EVENT_SCRIPT_KEYS } from './lua/prelude.lua';
 import { EXTEND_HOLD } from './lua/extend-hold.lua';
 import { HoldLibrary, holdLibrary, holdScript } from './lua/hold-script';
 import { READ_HOLD } from './lua/read-hold.lua';
@@ -24,9 +25,6 @@ export const EVENT_SCRIPTS = {
 } as const;
 
 export type EventScriptName = keyof typeof EVENT_SCRIPTS;
-
-/** KEYS of an event script (prelude.lua.ts); the sweep declares one more (the shard's events index). */
-const EVENT_SCRIPT_KEYS = 11;
 
 /** The store's scripts as one function library (hold-script.ts): built once per process. */
 const LIBRARY: HoldLibrary = holdLibrary({ ...EVENT_SCRIPTS, holdSweepShard: SWEEP });
@@ -93,9 +91,18 @@ export class HoldScripts {
     return this.layout.eventKeys(eventId).holds;
   }
 
-  /** Runs a defined script on one event: its keys and the prelude's arguments, then `args` (ARGV[4..]). */
-  onEvent(name: EventScriptName, eventId: string, args: (string | number)[]): Promise<unknown> {
-    return this.fcall(name, EVENT_SCRIPT_KEYS, this.eventCall(eventId, args));
+  /**
+   * Runs a defined script on one event: its keys and the prelude's arguments, then `args` (ARGV[4..]).
+   * `moreKeys` follow the event's keys (KEYS[EVENT_SCRIPT_KEYS + 1..]): keys of the same slot that the
+   * script reads, such as the seat locks whose ownership it checks.
+   */
+  onEvent(
+    name: EventScriptName,
+    eventId: string,
+    args: (string | number)[],
+    moreKeys: readonly string[] = [],
+  ): Promise<unknown> {
+    return this.fcall(name, EVENT_SCRIPT_KEYS + moreKeys.length, this.eventCall(eventId, args, moreKeys));
   }
 
   /**
@@ -107,7 +114,11 @@ export class HoldScripts {
   }
 
   /** KEYS and ARGV of an event script (prelude.lua.ts). */
-  private eventCall(eventId: string, args: (string | number)[]): (string | number)[] {
+  private eventCall(
+    eventId: string,
+    args: (string | number)[],
+    moreKeys: readonly string[] = [],
+  ): (string | number)[] {
     const shard = this.layout.shardOf(eventId);
     const e = this.layout.eventKeys(eventId);
     const k = this.layout.shardKeys(shard);
@@ -124,6 +135,7 @@ export class HoldScripts {
       e.changes,
       k.due,
       k.gc,
+      ...moreKeys,
       eventId,
       HoldIds.prefixOf(eventId),
       this.retentionMs,

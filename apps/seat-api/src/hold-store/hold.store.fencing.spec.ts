@@ -9,6 +9,7 @@ import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
 import { createdHold, createHold } from '../../../../test/support/hold-store';
 import { PrivateRedis, startPrivateRedis } from '../../../../test/support/private-redis';
+import { HoldIds } from './hold-ids';
 import { HoldStore } from './hold.store';
 import { eventIdsInDistinctShards } from '../../../../test/support/shard-events';
 import { HoldLayout } from './hold-keys';
@@ -171,5 +172,67 @@ describe('HoldStore fencing after Redis lost data', () => {
         expect(r).toMatchObject({ result: { ok: true }, attempts: 1 });
       }
     });
+  });
+});
+
+describe('HoldStore.createHold with the seat lock’s ownership (a pipelined section, issue 11)', () => {
+  let kit: Kit;
+  let eventId: string;
+  beforeAll(() => {
+    kit = storeOn(new Redis(process.env.REDIS_URL!, { keyPrefix: process.env.REDIS_KEY_PREFIX }));
+  });
+  afterAll(() => kit.redis.quit());
+  beforeEach(() => {
+    eventId = newEventId();
+  });
+
+  const withLock = (seatIds: string[], lock: { keys: readonly string[]; owner: string }, fence = 0) =>
+    kit.store.createHold({
+      eventId,
+      holdId: HoldIds.generate(eventId),
+      userId: 'alice',
+      seatIds,
+      ttlMs: 60_000,
+      maxLifetimeMs: 120_000,
+      maxSeatsPerUser: 10,
+      fencingToken: fence,
+      lock,
+    });
+
+  it('refuses NOT_LOCKED, reading and writing nothing, when a seat lock is not the given owner’s', async () => {
+    const seats = ['P-1', 'P-2'];
+    const lock = await kit.locks.acquire(kit.store.layout.seatLockKeys(eventId, seats), { leaseMs: 5_000 });
+    const changesBefore = await kit.redis.xlen(kit.store.layout.eventKeys(eventId).changes).catch(() => 0);
+    expect(await withLock(seats, { keys: lock.ownership.keys, owner: 'someone-else' })).toEqual({
+      ok: false,
+      error: 'NOT_LOCKED',
+    });
+    // one of the two keys not held at all: refused too (all keys or none)
+    await lock.release();
+    const half = await kit.locks.acquire(kit.store.layout.seatLockKeys(eventId, ['P-1']), { leaseMs: 5_000 });
+    const both = kit.store.layout.seatLockKeys(eventId, seats).map((k) => `lock:${k}`);
+    expect(await withLock(seats, { keys: both, owner: half.ownership.owner })).toMatchObject({
+      error: 'NOT_LOCKED',
+    });
+    await half.release();
+    expect(await kit.store.seatConflicts(eventId, seats)).toEqual([]);
+    expect(await kit.redis.xlen(kit.store.layout.eventKeys(eventId).changes).catch(() => 0)).toBe(
+      changesBefore,
+    );
+  });
+
+  it('with the lock its own: holds, taking the counter’s value as the token when none is given', async () => {
+    const seats = ['Q-1'];
+    const lock = await kit.locks.acquire(kit.store.layout.seatLockKeys(eventId, seats), { leaseMs: 5_000 });
+    const r = await withLock(seats, lock.ownership);
+    await lock.release();
+    expect(r.ok && r.hold.fencingToken).toBe(lock.fencingToken);
+    // a given token is used as before (a section that ran after its grant)
+    const again = await kit.locks.acquire(kit.store.layout.seatLockKeys(eventId, ['Q-2']), {
+      leaseMs: 5_000,
+    });
+    const r2 = await withLock(['Q-2'], again.ownership, again.fencingToken);
+    await again.release();
+    expect(r2.ok && r2.hold.fencingToken).toBe(again.fencingToken);
   });
 });

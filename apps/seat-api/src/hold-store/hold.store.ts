@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { DistributedLockService } from '@app/distributed-lock';
+import { DistributedLockService, LockOwnership } from '@app/distributed-lock';
 import { REDIS_CLIENT, ReplicaAcks } from '@app/redis';
 import Redis from 'ioredis';
 import { HoldIds } from './hold-ids';
@@ -79,6 +79,11 @@ export class HoldStore implements OnModuleInit {
     maxLifetimeMs: number;
     maxSeatsPerUser: number;
     fencingToken: number;
+    /**
+     * The seat lock, checked in the script: the hold is made only while the lock is this one's, else
+     * NOT_LOCKED. For a section pipelined with its acquire (fencingToken 0: the counter's value is used).
+     */
+    lock?: LockOwnership;
   }): Promise<CreateHoldResult> {
     const { hid } = this.ids(p.holdId, p.eventId);
     if (p.seatIds.length === 0 || new Set(p.seatIds).size !== p.seatIds.length) {
@@ -97,22 +102,29 @@ export class HoldStore implements OnModuleInit {
     );
     assertWholeNumbers('createHold', { fencingToken: p.fencingToken }, 0);
     const ack = this.acks.before(this.scripts.slotKeyOf(p.eventId));
-    const reply = (await this.scripts.onEvent('holdCreate', p.eventId, [
-      hid,
-      p.userId,
-      p.ttlMs,
-      p.maxLifetimeMs,
-      p.maxSeatsPerUser,
-      p.fencingToken,
-      ...p.seatIds,
-    ])) as ScriptReply;
+    const reply = (await this.scripts.onEvent(
+      'holdCreate',
+      p.eventId,
+      [
+        hid,
+        p.userId,
+        p.ttlMs,
+        p.maxLifetimeMs,
+        p.maxSeatsPerUser,
+        p.fencingToken,
+        p.lock?.owner ?? '',
+        ...p.seatIds,
+      ],
+      p.lock?.keys,
+    )) as ScriptReply;
     const result = toCreateResult(p.eventId, reply);
     if (result.ok) {
       try {
         await ack.confirm('hold');
       } catch (e) {
-        // not confirmed (too few replicas, or the WAIT itself failed): no hold id goes out
-        await this.undoCreate(p.eventId, hid, p.userId, p.fencingToken);
+        // not confirmed (too few replicas, or the WAIT itself failed): no hold id goes out (with the
+        // hold's own token: a pipelined section's was drawn in the script)
+        await this.undoCreate(p.eventId, hid, p.userId, result.hold.fencingToken);
         throw e;
       }
     }

@@ -61,7 +61,9 @@ export type CreateHoldResult =
   | { ok: true; hold: HoldRecord }
   | { ok: false; error: 'SEATS_UNAVAILABLE'; conflicts: SeatConflict[] }
   | { ok: false; error: 'HOLD_LIMIT_EXCEEDED'; heldSeats: number; limit: number }
-  | { ok: false; error: 'STALE_FENCING_TOKEN' };
+  | { ok: false; error: 'STALE_FENCING_TOKEN' }
+  /** The seat lock given to createHold was not (or no longer) the caller's when the script ran. */
+  | { ok: false; error: 'NOT_LOCKED' };
 
 /** One SeatExpired record as the expiry scripts append it to the event's outbox stream. */
 export interface SeatExpiredRecord {

@@ -243,7 +243,9 @@ export class HoldsService implements HoldSeatLockHost {
       ttlMs,
       maxLifetimeMs: limits.maxLifetimeSeconds * 1000,
       maxSeatsPerUser: limits.maxSeatsPerUser,
+      // pipelined (HOLD_SEAT_LOCK): the script checks the lock is ours; 0 until the grant is known
       fencingToken: lock.fencingToken,
+      lock: lock.ownership,
     });
     // the hold script is the section's last write: the seat lock goes in the same round trip (unless a
     // replica WAIT, and the undo of a hold it cannot confirm, still have to run under the lock)
@@ -256,7 +258,10 @@ export class HoldsService implements HoldSeatLockHost {
         throw seatsUnavailable(r.conflicts);
       case 'HOLD_LIMIT_EXCEEDED':
         throw holdLimitExceeded(r.heldSeats, r.limit);
+      // NOT_LOCKED: the seat lock was not ours when the script ran: another holder's (then the decorator
+      // runs this again once it has the lock, and this answer is never seen) or lost on the way
       case 'STALE_FENCING_TOKEN':
+      case 'NOT_LOCKED':
         throw staleFence('hold');
     }
   }

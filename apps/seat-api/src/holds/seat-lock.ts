@@ -78,12 +78,21 @@ export interface HoldSeatLockHost extends SeatLockHost {
  * Only a lock still held when the wait runs out, over seats that are still free, answers 503 BUSY: a
  * holder that neither takes the seats nor lets go (stuck, or Redis slow) leaves nothing true to say.
  *
- * The read happens only under contention: an uncontended hold stays lock, hold script, unlock (three
- * round trips). The lock and its fencing are unchanged: a 409 from the read writes nothing, and a seat
- * is only ever taken by the hold script under the lock with its fencing token.
+ * The read happens only under contention. The lock and its fencing are unchanged: a 409 from the read
+ * writes nothing, and a seat is only ever taken by the hold script while the lock is the request's.
+ *
+ * Pipelined (RunOptions.pipelined): the acquire, the hold script and the release are sent in one tick,
+ * so one batch, one round trip, and Redis runs them in that order. The script checks the seat locks hold
+ * this request's owner token before it reads or writes anything (NOT_LOCKED otherwise) and takes the
+ * shard's fencing counter as its token, the lock being its own at that moment. So the lock is held only
+ * while the script runs: requests of one instance share one auto-pipelined connection and Redis runs one
+ * batch after another, so they no longer find each other's seat locks busy at all. A lock held elsewhere
+ * (another instance mid-change, or a confirm) makes the first acquire answer busy and the script refuse;
+ * the request then waits and asks as described above, and runs again with its lock acquired first.
  */
 export const HOLD_SEAT_LOCK: DistributedLockOptions<[string, string[]]> = {
   ...SEAT_LOCK,
+  pipelined: true, // the hold script checks the lock's ownership itself (see above)
   onContention: async (_busy: LockBusy, host: HoldSeatLockHost, [eventId, seatIds]) => {
     const taken = await host.takenSeats(eventId, seatIds);
     holdContention.inc({ seats: taken.length > 0 ? 'taken' : 'free' });

@@ -1,16 +1,25 @@
 import { BUCKET_SPLIT_LOAD } from './hold-buckets.lua';
-import { PRELUDE } from './prelude.lua';
+import { EVENT_SCRIPT_KEYS, PRELUDE } from './prelude.lua';
 
 /**
  * All-or-none hold. ARGV[4] hid, [5] userId, [6] ttlMs, [7] maxLifetimeMs, [8] maxSeatsPerUser,
- * [9] fencing token, [10..] seat ids.
+ * [9] fencing token, [10] the seat lock's owner token or '', [11..] seat ids; KEYS after the event's
+ * (KEYS[${EVENT_SCRIPT_KEYS + 1}..]) are the seat lock's keys when an owner is given.
+ * With an owner (LockOwnership: a section pipelined with its lock's acquire, whose grant it cannot know)
+ * the hold is made only if every seat lock key holds that owner now, else {'NOT_LOCKED'} and nothing is
+ * read or written; a token of 0 then means "the counter's value": the lock is ours at this moment, so
+ * every later holder of these seats draws a higher token.
  * A seat is taken only if it is free, or held by a hold whose expireAt has passed (that hold is
  * expired on the spot, with its SeatExpired records). Replies {'OK', hold} | {'SEATS_UNAVAILABLE',
  * {seatId, reason}...} | {'HOLD_LIMIT_EXCEEDED', held, limit} | {'STALE_FENCING_TOKEN'} (see fence_ok()).
  */
 export const CREATE_HOLD = `${PRELUDE}
 local hid, user, ttl, lifetime = ARGV[4], ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
-local limit, token = tonumber(ARGV[8]), tonumber(ARGV[9])
+local limit, token, lock_owner = tonumber(ARGV[8]), tonumber(ARGV[9]), ARGV[10]
+if lock_owner ~= '' then
+  if not lock_owned(${EVENT_SCRIPT_KEYS + 1}, lock_owner) then return { 'NOT_LOCKED' } end
+  if token == 0 then token = tonumber(redis.call('GET', K_FENCE) or 0) end
+end
 
 -- Splits bucket p into p and p + 2^L (linear hashing, hold-buckets.lua.ts): moves the records and due
 -- entries whose code says so, in one HSET / HDEL / ZADD / ZREM per key. Only this bucket's entries move.
@@ -59,7 +68,7 @@ local function record_added()
 end
 
 local seats = {}
-for i = 10, #ARGV do seats[#seats + 1] = ARGV[i] end
+for i = 11, #ARGV do seats[#seats + 1] = ARGV[i] end
 
 local conflicts, highest = {}, 0
 for _, s in ipairs(seats) do

@@ -1,3 +1,4 @@
+import { LOCK_OWNED_LUA } from '@app/distributed-lock';
 import { CHANGE_LOG_WRITE, CHANGE_TRACKING } from './change-log.lua';
 import { HOLD_BUCKETS } from './hold-buckets.lua';
 
@@ -28,6 +29,9 @@ import { HOLD_BUCKETS } from './hold-buckets.lua';
  * fields at their default ('' or 0) are left out: an ACTIVE hold's record has 8 fields.
  */
 
+/** KEYS of an event script (above); the sweep declares one more (the shard's events index). */
+export const EVENT_SCRIPT_KEYS = 11;
+
 /**
  * The users hash has one field per bucket of users: this many hex digits of the userId's SHA-1, so 4,096
  * buckets. Past a few thousand users per event each field packs several users (about 25 B each instead of
@@ -50,7 +54,7 @@ export const PRELUDE_DEFINITIONS = `
 -- Per call (set by begin()): the keys and arguments of the call, Redis time.
 local K_SEATS, K_HOLDS, K_DUE, K_USERS, K_OUTBOX, K_GC, K_FENCE, K_SDUE, K_SGC
 local EVENT_ID, ID_PREFIX, RETENTION, NOW, SHARD_BASE
-${CHANGE_TRACKING}${HOLD_BUCKETS}
+${CHANGE_TRACKING}${HOLD_BUCKETS}${LOCK_OWNED_LUA}
 -- The event's bucket state (hold-buckets.lua.ts) is read from meta once per call (per event, for the
 -- shard sweep), at first need: a call that touches no hold record does not read it.
 local HB_READY = false
