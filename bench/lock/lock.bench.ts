@@ -1,8 +1,13 @@
 /**
- * Lock benchmark: acquire+release cycles per second at concurrency 1 and 50, side by side in one run on
- * one private Redis: our DistributedLockService (fixed lease, and watchdog mode), node-redlock 4.2.0
- * (npm `latest`, single client, no retries) and a bare SET NX PX + Lua compare-and-delete loop.
- * Rounds are interleaved so machine noise hits every contender alike. Run: npm run bench:lock
+ * Lock benchmark, side by side in one run on one private Redis; rounds are interleaved so machine noise
+ * hits every contender alike. Run: npm run bench:lock
+ *   1. acquire+release cycles per second at concurrency 1 and 50: our DistributedLockService (fixed lease,
+ *      and watchdog mode), node-redlock 4.2.0 (npm `latest`, single client, no retries) and a bare
+ *      SET NX PX + Lua compare-and-delete loop.
+ *   2. a seat lock's section (acquire, one owner-checked write, release, on an auto-pipelining client as
+ *      the service has), the usual way (the write waits for the grant; the release goes along with it)
+ *      and pipelined (all three in one batch): sections/s, round trips and CPU per section of this process
+ *      and of Redis, with every worker on its own key, and with 50 workers fighting over 5 keys.
  */
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
@@ -14,7 +19,9 @@ const Redlock = require('redlock') as new (
   lock(resource: string, ttl: number): Promise<{ unlock(): Promise<void> }>;
 };
 import { DistributedLockService } from '../../libs/distributed-lock/src/distributed-lock.service';
+import { LOCK_OWNED_LUA, LockHandle } from '../../libs/distributed-lock/src';
 import { startPrivateRedis } from '../../test/support/private-redis';
+import { redisCpuMs } from '../support/cpu-time';
 import { table, writeReport } from '../support/report';
 
 const DURATION_MS = Number(process.env.BENCH_MS ?? 3000);
@@ -23,12 +30,13 @@ const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call
 
 type Cycle = (key: string) => Promise<void>;
 
-async function measure(cycle: Cycle, concurrency: number): Promise<number> {
+async function measure(cycle: Cycle, concurrency: number, keys = concurrency): Promise<number> {
   let done = 0;
   const end = performance.now() + DURATION_MS;
   await Promise.all(
     Array.from({ length: concurrency }, async (_, w) => {
-      const key = `bench:${w}`; // each worker its own key: measures the lock's cost, not contention
+      // each worker its own key (keys = concurrency): the lock's cost, not contention; fewer: a fight
+      const key = `bench:${w % keys}`;
       while (performance.now() < end) {
         await cycle(key);
         done++;
@@ -36,6 +44,94 @@ async function measure(cycle: Cycle, concurrency: number): Promise<number> {
     }),
   );
   return done / (DURATION_MS / 1000);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Part 2: a seat lock's section, the usual way and pipelined (RunOptions.pipelined). */
+async function sections(url: string, info: Redis): Promise<string> {
+  const redis = new Redis(url, { enableAutoPipelining: true });
+  redis.defineCommand('ownedSet', {
+    lua: `${LOCK_OWNED_LUA}
+      if not lock_owned(2, ARGV[1]) then return 'NOT_LOCKED' end
+      redis.call('SET', KEYS[1], ARGV[2])
+      return 'OK'`,
+  });
+  const ownedSet = (lock: LockHandle, key: string) =>
+    (redis as unknown as Record<string, (...a: unknown[]) => Promise<string>>).ownedSet(
+      1 + lock.ownership.keys.length,
+      key,
+      ...lock.ownership.keys,
+      lock.ownership.owner,
+      'x',
+    );
+  const locks = new DistributedLockService({ redis, keyPrefix: 'section:' });
+  const section =
+    (pipelined: boolean): Cycle =>
+    async (key) => {
+      const answer = await locks.runExclusive(key, { leaseMs: 5000, waitMs: 5000, pipelined }, (lock) =>
+        lock.releaseAlong(ownedSet(lock, `data:${key}`)),
+      );
+      if (answer !== 'OK') {
+        throw new Error(`section answered ${String(answer)}`);
+      }
+    };
+  const ways: Record<string, Cycle> = { 'the usual way': section(false), pipelined: section(true) };
+  const cases = [
+    { name: '1 worker', concurrency: 1, keys: 1 },
+    { name: '50 workers, own keys', concurrency: 50, keys: 50 },
+    { name: '50 workers, 5 keys', concurrency: 50, keys: 5 },
+  ];
+  const reads = async () => Number(/total_reads_processed:(\d+)/.exec(await info.info('stats'))![1]);
+  type Sample = { rate: number; cpuUs: number; redisUs: number; trips: number };
+  const samples: Record<string, Sample[]> = {};
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const c of cases) {
+      for (const [way, cycle] of Object.entries(ways)) {
+        const [cpu0, redis0, reads0] = [process.cpuUsage(), await redisCpuMs(info), await reads()];
+        const rate = await measure(cycle, c.concurrency, c.keys);
+        const cpu = process.cpuUsage(cpu0);
+        const [redisMs, readsDone] = [(await redisCpuMs(info)) - redis0, (await reads()) - reads0 - 2];
+        const n = (rate * DURATION_MS) / 1000;
+        (samples[`${c.name}|${way}`] ??= []).push({
+          rate,
+          cpuUs: (cpu.user + cpu.system) / n,
+          redisUs: (redisMs * 1000) / n,
+          trips: readsDone / n,
+        });
+      }
+    }
+  }
+  const rows = cases.flatMap((c) =>
+    Object.keys(ways).map((way) => {
+      const xs = samples[`${c.name}|${way}`];
+      const usual = samples[`${c.name}|the usual way`];
+      const m = (f: (s: Sample) => number, from = xs) => median(from.map(f));
+      return [
+        c.name,
+        way,
+        Math.round(m((s) => s.rate)),
+        (m((s) => s.rate) / m((s) => s.rate, usual)).toFixed(2),
+        m((s) => s.trips).toFixed(2),
+        Math.round(m((s) => s.cpuUs)),
+        Math.round(m((s) => s.redisUs)),
+      ];
+    }),
+  );
+  await locks.onApplicationShutdown();
+  redis.disconnect();
+  return table(
+    [
+      'case',
+      'section',
+      'sections/s',
+      'vs usual',
+      'round trips each',
+      'this process µs each',
+      'Redis µs each',
+    ],
+    rows,
+  );
 }
 
 async function main(): Promise<void> {
@@ -71,7 +167,6 @@ async function main(): Promise<void> {
       }
     }
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const bare = results['bare SET NX PX + Lua release'];
   const redl = results['node-redlock 4.2.0'];
   const rows = Object.entries(results).map(([name, r]) => [
@@ -90,10 +185,23 @@ async function main(): Promise<void> {
   console.log(
     `\nacquire+release cycles per second (median of ${ROUNDS} interleaved rounds of ${DURATION_MS} ms)\n${out}`,
   );
+  const sectionTable = await sections(server.url, redis);
+  console.log(`\nsections: acquire, one owner-checked write, release\n${sectionTable}`);
   const file = writeReport('lock', 'Lock benchmark', 'npm run bench:lock', [
     `Median of ${ROUNDS} interleaved rounds of ${DURATION_MS} ms each; one private redis-server; one Node process.`,
     '',
+    '## 1. acquire + release cycles',
+    '',
     out,
+    '',
+    '## 2. a seat lock’s section: acquire, one owner-checked write, release (auto-pipelining client)',
+    '',
+    'The usual way: the write is sent once the grant is back, the release along with it (two round trips).',
+    'Pipelined (RunOptions.pipelined): acquire, write and release in one batch; the write checks the',
+    'lock’s ownership in its script. "5 keys": 50 workers fighting over 5 locks. Round trips are the reads',
+    'Redis made from client sockets per section; CPU is user + system per section.',
+    '',
+    sectionTable,
     '',
   ]);
   console.log(`report: ${file}`);
