@@ -81,6 +81,15 @@ async function heldOnMap(prefix: string): Promise<string[]> {
 const lockKey = (seatId: string) =>
   `lock:${api.app.get(HoldStore).layout.seatLockKeys(eventId, [seatId])[0]}`;
 
+/** Sum of a metric's samples on /metrics (0 when it has none yet). */
+async function metricTotal(name: string): Promise<number> {
+  const text = (await api.call('GET', '/metrics')).body as string;
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(name) && !l.startsWith('#'))
+    .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+}
+
 async function contentionCount(): Promise<number> {
   const text = (await api.call('GET', '/metrics')).body as string;
   const line = text.split('\n').find((l) => l.startsWith('distributed_lock_contention_total'));
@@ -148,6 +157,7 @@ describe('another instance holds the seat lock', () => {
 
   it('dies mid-change (its lease runs out, the seat untouched): the waiting request gets the seat', async () => {
     const before = await contentionCount();
+    const staleBefore = await metricTotal('seat_stale_fence_rejections_total');
     const token = await api.token('patient'); // signed first: the request must meet the lock below
     // a lease shorter than the seat-lock wait (default 300 ms): the holder is gone within it
     await redis.set(lockKey('S-D-2'), 'dead-instance', 'PX', 150);
@@ -155,6 +165,8 @@ describe('another instance holds the seat lock', () => {
     expect(r.status).toBe(201);
     expect(r.body.seatIds).toEqual(['S-D-2']);
     expect(await contentionCount()).toBeGreaterThan(before);
+    // the pipelined first attempt's refused script is contention, not a late write refused by fencing
+    expect(await metricTotal('seat_stale_fence_rejections_total')).toBe(staleBefore);
   });
 
   it('never lets go and the seat stays free: 503 BUSY with Retry-After (nothing true to answer)', async () => {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { BusyWait, ContentionHandler } from './contention';
 import { DISTRIBUTED_LOCK_OPTIONS } from './distributed-lock.module-definition';
 import type { DistributedLockModuleOptions } from './distributed-lock.options';
-import { LockBackendError, LockNotAcquiredError } from './errors';
+import { LockBackendError, LockNotAcquiredError, LockNotOwnedError } from './errors';
 import { HeldLock, HeldLockHost } from './held-lock';
 import { LeaseTracker } from './lease-tracker';
 import { runInLockScope } from './lock-context';
@@ -40,7 +40,8 @@ export interface RunOptions extends AcquireOptions {
    * Start the section in the same tick as its acquire, before Redis answers (pipelined-acquire.ts): one
    * round trip less, and the lock held only while the section's write runs. Only for a section whose
    * writes are all checked against `lock.ownership` by their store's script (its fencingToken is 0 until
-   * the grant), so that they change nothing when the acquire found the lock busy. Then the section's
+   * the grant), so that they change nothing when the acquire found the lock busy, and which throws
+   * LockNotOwnedError when its store refused a write for that. Then (busy, or that error) the section's
    * outcome is discarded and it runs again after an acquire the usual way (waiting, asking onBusy), with
    * its token known. Needs a fixed lease.
    */
@@ -261,8 +262,9 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
 
   /**
    * One pipelined attempt (RunOptions.pipelined): the acquire goes out, then fn starts at once. Once both
-   * have settled, the grant decides: taken, fn's outcome is the answer; busy, its writes were refused in
-   * Redis and PIPELINED_BUSY says to run it again the usual way; failed, the acquire's error is thrown.
+   * have settled, the grant decides: taken, fn's outcome is the answer (unless fn threw LockNotOwnedError:
+   * its write ran before the acquire); busy, its writes were refused in Redis; in both cases PIPELINED_BUSY
+   * says to run it again the usual way. Failed, the acquire's error is thrown.
    */
   private async runPipelined<T>(
     keysIn: string | readonly string[],
@@ -293,13 +295,14 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
       outcome = { error };
     }
     const granted = await lock.grant!; // throws the acquire's own error
-    if (!granted) {
-      return PIPELINED_BUSY;
-    }
-    if (!lock.released) {
+    if (granted && !lock.released) {
       await lock.release().catch((e: unknown) => {
         this.logger.warn(`release of ${keys.join(', ')} failed (it will expire by itself): ${String(e)}`);
       });
+    }
+    // busy, or its write refused although granted (it reached Redis before the acquire): nothing written
+    if (!granted || ('error' in outcome && outcome.error instanceof LockNotOwnedError)) {
+      return PIPELINED_BUSY;
     }
     if ('error' in outcome) {
       throw outcome.error;
@@ -329,8 +332,17 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
     if (n === lock.redisKeys.length) {
       return 'RELEASED';
     }
-    if (lock.grant && !(await lock.grant.catch(() => false))) {
-      return 'NOT_HELD'; // a pipelined acquire that did not take the lock: nothing was ours to lose
+    if (lock.grant) {
+      if (!(await lock.grant.catch(() => false))) {
+        return 'NOT_HELD'; // a pipelined acquire that did not take the lock: nothing was ours to lose
+      }
+      // Granted, yet the release sent along found nothing: it may have run before the acquire (on a
+      // Cluster a script missing from a new master's cache is sent again after the rest of the batch).
+      // The grant has answered, so the acquire has run: once more, or its keys stay for the whole lease.
+      n += await this.scripts.release(lock.redisKeys, lock.owner).catch(() => 0);
+      if (n === lock.redisKeys.length) {
+        return 'RELEASED';
+      }
     }
     this.leases.lost(lock, 'the lease had run out before release', true);
     return 'NOT_HELD';

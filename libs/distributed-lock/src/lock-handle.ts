@@ -23,14 +23,16 @@ export interface LockHandle {
    * counter (a token above it predates the loss) and raise the counter to the highest token it has seen.
    * 0 in a pipelined section (RunOptions.pipelined), whose grant is not known yet when it writes: its
    * store checks `ownership` instead, and may take the counter's value as the token (the lock being
-   * ours at that moment, no later holder can have a lower one).
+   * ours at that moment, no later holder can have a lower one). Set once the grant has answered; the
+   * counter may have moved past it by the time the section's write ran (another key of the same tag), so
+   * a later fenced write of the section should use the token its store recorded, not this one.
    */
   readonly fencingToken: number;
   /** For a store script that checks the lock is ours when it runs (see LockOwnership). */
   readonly ownership: LockOwnership;
   /** Aborted (with a LockLostError as reason) when the lease is lost while held. */
   readonly signal: AbortSignal;
-  /** performance.now() when the lock was granted. */
+  /** performance.now() when the lock was granted (for a pipelined section: when it was sent, until granted). */
   readonly acquiredAt: number;
   /**
    * Call right before a write the lock protects: throws LockLostError when the lease is not ours for at

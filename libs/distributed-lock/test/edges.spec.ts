@@ -9,6 +9,7 @@ import Redis from 'ioredis';
 import { Registry } from 'prom-client';
 import { LockBackendError, LockHandle, LockLostError, LockNotAcquiredError } from '../src';
 import { DistributedLockService } from '../src/distributed-lock.service';
+import { LockScripts } from '../src/lock-scripts';
 import { eventually } from '../../../test/support/eventually';
 import { lockService, testRedis } from './support';
 
@@ -223,4 +224,19 @@ it('an acquire whose fencing counter Redis cannot increment leaves no lock key b
   await expect(svc.acquire(k, { leaseMs: 30_000 })).rejects.toBeInstanceOf(LockBackendError);
   expect(await redis.exists(lockKeyOf(k))).toBe(0);
   await redis.del(`lock:fence:{${k}}`);
+});
+
+it('an acquire sent again after it ran (a reconnect, a failover) takes its own keys again, never busy', async () => {
+  // ioredis re-sends unanswered commands after a reconnect; the script may already have run. Answering busy
+  // would throw away a pipelined section's owner-checked write, which passes (pipelined.spec.ts).
+  const k = `test:${randomUUID()}`;
+  const scripts = new LockScripts(redis);
+  const first = await scripts.acquire(`lock:fence:{${k}}`, [lockKeyOf(k)], 'owner-1', 30_000);
+  const again = await scripts.acquire(`lock:fence:{${k}}`, [lockKeyOf(k)], 'owner-1', 30_000);
+  expect(first[0]).toBe(1);
+  expect(again[0]).toBe(1);
+  expect(Number(again[1])).toBeGreaterThan(Number(first[1]));
+  // anyone else still finds it busy
+  expect((await scripts.acquire(`lock:fence:{${k}}`, [lockKeyOf(k)], 'owner-2', 30_000))[0]).toBe(0);
+  expect(await scripts.release([lockKeyOf(k)], 'owner-1')).toBe(1);
 });

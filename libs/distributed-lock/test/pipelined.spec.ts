@@ -6,7 +6,13 @@
 import Redis from 'ioredis';
 import { Registry } from 'prom-client';
 import { startPrivateRedis, PrivateRedis } from '../../../test/support/private-redis';
-import { LOCK_OWNED_LUA, LockBackendError, LockHandle, LockNotAcquiredError } from '../src';
+import {
+  LOCK_OWNED_LUA,
+  LockBackendError,
+  LockHandle,
+  LockNotAcquiredError,
+  LockNotOwnedError,
+} from '../src';
 import { lockService } from './support';
 
 let server: PrivateRedis;
@@ -160,4 +166,57 @@ it('needs a fixed lease', async () => {
   await expect(
     locks.runExclusive('no-lease', { pipelined: true }, () => Promise.resolve('x')),
   ).rejects.toThrow(/fixed lease/);
+});
+
+it('a release that ran before its acquire (reordered on a Cluster) is sent again: nothing leaks, nothing is lost', async () => {
+  // On a Cluster, a script missing from a new master's cache is sent again after the rest of the batch,
+  // so the release along can run before the acquire it follows. Here the first release is made to find
+  // nothing (as if it ran first); the lock key the acquire set must still go, without a "lost" report.
+  const lost: string[] = [];
+  const locks = lockService(redis, { onLockLost: ({ keys }) => lost.push(...keys) });
+  const release = jest.spyOn(redis as unknown as { dlockRelease: () => Promise<number> }, 'dlockRelease');
+  release.mockImplementationOnce(() => Promise.resolve(0));
+  try {
+    await expect(
+      run(locks, 'reordered', (lock) => lock.releaseAlong(ownedSet(lock, 'ro-data', 'x'))),
+    ).resolves.toBe('OK');
+  } finally {
+    release.mockRestore();
+  }
+  expect(await redis.exists('lock:{reordered}')).toBe(0);
+  expect(lost).toEqual([]);
+  expect(locks.heldCount).toBe(0);
+});
+
+it('a write refused although the lock was granted (it ran before the acquire) makes the section run again', async () => {
+  // What a Cluster does after a failover: the acquire's script, missing from the new master's cache, is
+  // sent again after the rest of the batch, so the section's write runs first and is refused. Here the
+  // first acquire is held back one tick, so it leaves in the batch after the write and the release.
+  const lost: string[] = [];
+  const locks = lockService(redis, { onLockLost: ({ keys }) => lost.push(...keys) });
+  const client = redis as unknown as { dlockAcquire: (...a: unknown[]) => Promise<unknown> };
+  const send = client.dlockAcquire.bind(redis);
+  const acquire = jest
+    .spyOn(client, 'dlockAcquire')
+    .mockImplementationOnce((...a) => new Promise((r) => setImmediate(() => r(send(...a)))));
+  const answers: string[] = [];
+  const result = await locks.runExclusive(
+    'late-acquire',
+    { leaseMs: 5000, waitMs: 2000, pipelined: true },
+    async (lock) => {
+      const answer = await lock.releaseAlong(ownedSet(lock, 'la-data', `run ${answers.length + 1}`));
+      answers.push(answer);
+      if (answer === 'NOT_LOCKED') {
+        throw new LockNotOwnedError(lock.keys); // what the section does when its store refused the write
+      }
+      return answer;
+    },
+  );
+  acquire.mockRestore();
+  expect(result).toBe('OK');
+  expect(answers).toEqual(['NOT_LOCKED', 'OK']);
+  expect(await redis.get('la-data')).toBe('run 2');
+  expect(await redis.exists('lock:{late-acquire}')).toBe(0);
+  expect(lost).toEqual([]);
+  expect(locks.heldCount).toBe(0);
 });

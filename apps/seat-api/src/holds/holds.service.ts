@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { currentLock, DistributedLock } from '@app/distributed-lock';
+import { currentLock, DistributedLock, LockNotOwnedError } from '@app/distributed-lock';
 import { AuthUser } from '../auth/auth-user';
 import { CatalogueService } from '../catalogue/catalogue.service';
 import { BookingRepository } from './booking.repository';
@@ -258,11 +258,14 @@ export class HoldsService implements HoldSeatLockHost {
         throw seatsUnavailable(r.conflicts);
       case 'HOLD_LIMIT_EXCEEDED':
         throw holdLimitExceeded(r.heldSeats, r.limit);
-      // NOT_LOCKED: the seat lock was not ours when the script ran: another holder's (then the decorator
-      // runs this again once it has the lock, and this answer is never seen) or lost on the way
       case 'STALE_FENCING_TOKEN':
-      case 'NOT_LOCKED':
         throw staleFence('hold');
+      case 'NOT_LOCKED':
+        // the seat lock was not ours when the script ran: another holder's (the pipelined attempt found it
+        // busy), or the acquire reached Redis after the script (a Cluster node that had to be sent the
+        // lock's script again after a failover). The decorator runs this again with the lock acquired
+        // first; if even that write is refused, the lock was lost: 503 BUSY (lockLostAsBusy)
+        throw new LockNotOwnedError(lock.keys);
     }
   }
 

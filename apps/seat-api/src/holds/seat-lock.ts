@@ -86,7 +86,8 @@ export interface HoldSeatLockHost extends SeatLockHost {
  * this request's owner token before it reads or writes anything (NOT_LOCKED otherwise) and takes the
  * shard's fencing counter as its token, the lock being its own at that moment. So the lock is held only
  * while the script runs: requests of one instance share one auto-pipelined connection and Redis runs one
- * batch after another, so they no longer find each other's seat locks busy at all. A lock held elsewhere
+ * batch after another, so they no longer find each other's seat locks busy at all. (Not with
+ * REDIS_WAIT_REPLICAS > 0: the lock is then kept across the WAIT and a possible undo, HoldsService.) A lock held elsewhere
  * (another instance mid-change, or a confirm) makes the first acquire answer busy and the script refuse;
  * the request then waits and asks as described above, and runs again with its lock acquired first.
  */
