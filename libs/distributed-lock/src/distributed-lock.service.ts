@@ -73,7 +73,8 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
   private closing = false;
   /** Acquire calls on the wire: shutdown waits for them, so none leaves a lock it no longer tracks. */
   private acquiresInFlight = 0;
-  private acquiresSettled?: () => void;
+  /** Shutdown's wait for acquiresInFlight to reach 0 (a list: shutdown may be called more than once). */
+  private readonly onAcquiresSettled: (() => void)[] = [];
   private readonly pipelining: PipelinedAcquireDeps;
   readonly metrics: LockMetrics;
 
@@ -156,7 +157,7 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
         if (now - sentAt < leaseMs) {
           this.metrics.acquired.inc();
           this.metrics.observeWait((now - started) / 1000);
-          const margin = this.options.validityMarginMs ?? Math.round(leaseMs / 100) + 2;
+          const margin = this.marginOf(leaseMs);
           return this.leases.track(
             new HeldLock(
               this,
@@ -251,11 +252,7 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
     } finally {
       // a section that let go itself (releaseAlong) is done: release() would answer NOT_HELD, and nothing else
       if (!handle.released) {
-        await handle.release().catch((e: unknown) => {
-          this.logger.warn(
-            `release of ${handle.keys.join(', ')} failed (it will expire by itself): ${String(e)}`,
-          );
-        });
+        await this.releaseOrWarn(handle);
       }
     }
   }
@@ -278,7 +275,7 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
     }
     opts.signal?.throwIfAborted();
     this.assertOpen(keys);
-    const margin = this.options.validityMarginMs ?? Math.round(leaseMs / 100) + 2;
+    const margin = this.marginOf(leaseMs);
     const redisKeys = keys.map((k) => lockKey(this.prefix, k));
     const lock = sendPipelinedAcquire(
       this.pipelining,
@@ -296,9 +293,7 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
     }
     const granted = await lock.grant!; // throws the acquire's own error
     if (granted && !lock.released) {
-      await lock.release().catch((e: unknown) => {
-        this.logger.warn(`release of ${keys.join(', ')} failed (it will expire by itself): ${String(e)}`);
-      });
+      await this.releaseOrWarn(lock);
     }
     // busy, or its write refused although granted (it reached Redis before the acquire): nothing written
     if (!granted || ('error' in outcome && outcome.error instanceof LockNotOwnedError)) {
@@ -350,10 +345,7 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
 
   /** See LockHandle.releaseAlong: the release goes out in the same tick as the already-sent last write. */
   async releaseAlong<T>(lock: HeldLock, lastWrite: Promise<T>): Promise<T> {
-    const released = this.release(lock).catch((e: unknown) => {
-      this.logger.warn(`release of ${lock.keys.join(', ')} failed (it will expire by itself): ${String(e)}`);
-      return 'NOT_HELD' as const;
-    });
+    const released = this.releaseOrWarn(lock);
     try {
       return await lastWrite;
     } finally {
@@ -391,12 +383,13 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
 
   /**
    * Gives back every lock this process holds. An acquire already sent is waited for first: a grant that
-   * arrives now is released by that acquire (which throws), so nothing is held once this returns.
+   * arrives now is released by acquire() (which throws), or, for a pipelined section, tracked and so
+   * released here; nothing is held once this returns.
    */
   async onApplicationShutdown(): Promise<void> {
     this.closing = true;
     if (this.acquiresInFlight > 0) {
-      await new Promise<void>((resolve) => (this.acquiresSettled = resolve));
+      await new Promise<void>((resolve) => this.onAcquiresSettled.push(resolve));
     }
     this.leases.stop();
     await Promise.allSettled(this.leases.all().map((l) => this.release(l)));
@@ -409,8 +402,21 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
 
   private acquireSettled(): void {
     if (--this.acquiresInFlight === 0) {
-      this.acquiresSettled?.();
+      this.onAcquiresSettled.splice(0).forEach((resolve) => resolve());
     }
+  }
+
+  /** assertValid's default margin: validityMarginMs, else 1 % of the lease + 2 ms. */
+  private marginOf(leaseMs: number): number {
+    return this.options.validityMarginMs ?? Math.round(leaseMs / 100) + 2;
+  }
+
+  /** A release whose failure is logged, never thrown: the lease bounds the key. */
+  private releaseOrWarn(lock: HeldLock): Promise<'RELEASED' | 'NOT_HELD'> {
+    return lock.release().catch((e: unknown) => {
+      this.logger.warn(`release of ${lock.keys.join(', ')} failed (it will expire by itself): ${String(e)}`);
+      return 'NOT_HELD' as const;
+    });
   }
 
   private assertOpen(keys: readonly string[]): void {

@@ -207,7 +207,8 @@ it('a lock granted while the service shuts down is given back, not left held aft
   const svc = lockService(redis); // shut down by this test, not by afterEach
   const k = `test:${randomUUID()}`;
   const acquiring = svc.acquire(k, { leaseMs: 30_000 });
-  await svc.onApplicationShutdown();
+  // twice at once (two shutdown paths): both must end once the acquire has settled
+  await Promise.all([svc.onApplicationShutdown(), svc.onApplicationShutdown()]);
   await expect(acquiring).rejects.toThrow(/shutting down/);
   expect(svc.heldCount).toBe(0);
   expect(await redis.exists(lockKeyOf(k))).toBe(0);

@@ -43,8 +43,10 @@ async function bucketState(eventId: string) {
   return { level, split, records: Number(hn ?? 0), count: 2 ** level + split };
 }
 
-/** `n` one-seat holds of distinct users (the per-user cap stays out of the way), 60 s unless `ttlMs`. */
-/** `n` one-seat holds, in batches of 100; hold `i` lives `ttlMs(i)`. */
+/**
+ * `n` one-seat holds of distinct users (the per-user cap stays out of the way), in batches of 100; hold `i`
+ * lives `ttlMs(i)`, 60 s unless given.
+ */
 async function manyHolds(
   eventId: string,
   n: number,

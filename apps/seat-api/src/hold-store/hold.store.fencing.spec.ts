@@ -199,7 +199,7 @@ describe('HoldStore.createHold with the seat lock’s ownership (a pipelined sec
       lock,
     });
 
-  it('refuses NOT_LOCKED, reading and writing nothing, when a seat lock is not the given owner’s', async () => {
+  it('refuses NOT_LOCKED, writing nothing, when a seat lock is not the given owner’s', async () => {
     const seats = ['P-1', 'P-2'];
     const lock = await kit.locks.acquire(kit.store.layout.seatLockKeys(eventId, seats), { leaseMs: 5_000 });
     const changesBefore = await kit.redis.xlen(kit.store.layout.eventKeys(eventId).changes).catch(() => 0);

@@ -87,9 +87,10 @@ export interface HoldSeatLockHost extends SeatLockHost {
  * shard's fencing counter as its token, the lock being its own at that moment. So the lock is held only
  * while the script runs: requests of one instance share one auto-pipelined connection and Redis runs one
  * batch after another, so they no longer find each other's seat locks busy at all. (Not with
- * REDIS_WAIT_REPLICAS > 0: the lock is then kept across the WAIT and a possible undo, HoldsService.) A lock held elsewhere
- * (another instance mid-change, or a confirm) makes the first acquire answer busy and the script refuse;
- * the request then waits and asks as described above, and runs again with its lock acquired first.
+ * REDIS_WAIT_REPLICAS > 0: the lock is then kept across the WAIT and a possible undo, HoldsService.)
+ * A lock held elsewhere (another instance mid-change, or a confirm) makes the first acquire answer busy
+ * and the script refuse; the request then waits and asks as described above, and runs again with its
+ * lock acquired first.
  */
 export const HOLD_SEAT_LOCK: DistributedLockOptions<[string, string[]]> = {
   ...SEAT_LOCK,
