@@ -9,7 +9,8 @@ type ScriptCommands = Record<
 >;
 
 /**
- * The lock's Lua scripts as typed calls: each is one EVALSHA (ioredis sends EVAL once per connection).
+ * The lock's Lua scripts as typed calls: each is one EVALSHA (a client from @app/redis loads them on every
+ * connection; a plain ioredis client sends EVAL once per connection).
  * The commands are looked up on the client at each call, so a test can spy on `redis.dlockAcquire`.
  */
 export class LockScripts {

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { Cluster } from 'ioredis';
 import { keySlot } from './key-slot';
 import { reconnectDelayMs, RedisClientOptions, RedisNode } from './redis-client-options';
+import { Call, evalshaOrEval, scriptSha } from './script-commands';
 
 /**
  * A Redis Cluster client that behaves like the single-node one (create-redis-client.ts):
@@ -63,7 +63,6 @@ function pipelineOnlyScriptsWithFixedKeyCount(cluster: Cluster): void {
 }
 
 type ScriptCall = (this: unknown, ...args: unknown[]) => Promise<unknown>;
-type EvalCall = (script: string, ...args: unknown[]) => Promise<unknown>;
 
 /**
  * Replaces the client's `name` command (key count passed first) by one that, when auto-pipelining is on,
@@ -74,18 +73,16 @@ type EvalCall = (script: string, ...args: unknown[]) => Promise<unknown>;
  * ioredis would fail every command batched with them).
  */
 function scriptByItsKeys(cluster: Cluster, name: string, lua: string): void {
-  const sha = createHash('sha1').update(lua).digest('hex');
+  const sha = scriptSha(lua);
   const commands = cluster as unknown as Record<string, ScriptCall>;
-  const evalsha = cluster.evalsha.bind(cluster) as unknown as EvalCall;
-  const evalScript = cluster.eval.bind(cluster) as unknown as EvalCall;
+  const evalsha = cluster.evalsha.bind(cluster) as unknown as Call;
+  const evalScript = cluster.eval.bind(cluster) as unknown as Call;
   const alone = commands[name];
   commands[name] = function (this: unknown, ...args: unknown[]) {
     if (this !== cluster || !cluster.options.enableAutoPipelining || !keysInOneSlot(cluster, args)) {
       return alone.apply(this, args);
     }
-    return evalsha(sha, ...args).catch((err: Error) =>
-      err.message.includes('NOSCRIPT') ? evalScript(lua, ...args) : Promise.reject(err),
-    );
+    return evalshaOrEval(evalsha, evalScript, sha, lua, args);
   };
 }
 
