@@ -353,6 +353,34 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
     }
   }
 
+  /** See LockHandle.releasedBy: the write's own script let go of the lock, or it is released here. */
+  async releasedBy<T>(lock: HeldLock, lastWrite: Promise<T>, letGo: (answer: T) => boolean): Promise<T> {
+    let answer: T;
+    try {
+      answer = await lastWrite;
+    } catch (e) {
+      await this.releaseUnlessBusy(lock);
+      throw e;
+    }
+    if (!letGo(answer)) {
+      await this.releaseUnlessBusy(lock);
+    } else if (!lock.released) {
+      this.leases.untrack(lock);
+      this.waiters.wake(lock.redisKeys); // as release() does: the keys are gone from Redis
+    }
+    return answer;
+  }
+
+  /**
+   * release(), except for a pipelined acquire that found the lock busy or failed (its grant has answered:
+   * the acquire was sent before the write): no key is ours, and its runner says what to do next.
+   */
+  private async releaseUnlessBusy(lock: HeldLock): Promise<void> {
+    if (!lock.grant || (await lock.grant.catch(() => false))) {
+      await this.releaseOrWarn(lock);
+    }
+  }
+
   /** Owner-checked. On a timeout the handle keeps its older validity: Redis may hold the lease longer, never shorter. */
   async extend(lock: HeldLock, leaseMs: number): Promise<boolean> {
     if (lock.released || lock.lostError) {

@@ -8,6 +8,7 @@ import type { LockHandle, LockOwnership } from './lock-handle';
 export interface HeldLockHost {
   release(lock: HeldLock): Promise<'RELEASED' | 'NOT_HELD'>;
   releaseAlong<T>(lock: HeldLock, lastWrite: Promise<T>): Promise<T>;
+  releasedBy<T>(lock: HeldLock, lastWrite: Promise<T>, letGo: (answer: T) => boolean): Promise<T>;
   extend(lock: HeldLock, leaseMs: number): Promise<boolean>;
   /** The holder read its signal: from now on a lease running out aborts it. */
   arm(lock: HeldLock): void;
@@ -79,6 +80,10 @@ export class HeldLock implements LockHandle {
 
   releaseAlong<T>(lastWrite: Promise<T>): Promise<T> {
     return this.host.releaseAlong(this, lastWrite);
+  }
+
+  releasedBy<T>(lastWrite: Promise<T>, letGo: (answer: T) => boolean): Promise<T> {
+    return this.host.releasedBy(this, lastWrite, letGo);
   }
 
   extend(leaseMs: number): Promise<boolean> {

@@ -58,6 +58,16 @@ export interface LockHandle {
    * made after another holder took the lock.
    */
   releaseAlong<T>(lastWrite: Promise<T>): Promise<T>;
+  /**
+   * The section's last write lets go of the lock itself: its store script checked `ownership`
+   * (LOCK_OWNED_LUA's lock_owned) and deleted the lock keys (lock_let_go) in the same command, so no
+   * release is sent: one command less per section (issue 11). `letGo(answer)` tells from the write's answer
+   * whether its script did (false when it refused because the lock was not this one's). When it did, the
+   * lock is done here (no longer tracked, this process's waiters on its keys woken). When it did not, or the
+   * write failed, the lock is released as usual before this settles (not for a pipelined acquire that did
+   * not take the lock: nothing is ours). Resolves or rejects as `lastWrite` does.
+   */
+  releasedBy<T>(lastWrite: Promise<T>, letGo: (answer: T) => boolean): Promise<T>;
   /** Owner-checked; false when the lock is no longer ours. */
   extend(leaseMs: number): Promise<boolean>;
 }

@@ -13,7 +13,7 @@ import {
   LockNotAcquiredError,
   LockNotOwnedError,
 } from '../src';
-import { lockService } from './support';
+import { lockService, sleep } from './support';
 
 let server: PrivateRedis;
 let redis: Redis;
@@ -27,6 +27,14 @@ beforeAll(async () => {
     lua: `${LOCK_OWNED_LUA}
       if not lock_owned(2, ARGV[1]) then return 'NOT_LOCKED' end
       redis.call('SET', KEYS[1], ARGV[2])
+      return 'OK'`,
+  });
+  redis.defineCommand('ownedSetLetGo', {
+    // the same, as the section's last write: the lock's keys go with it (LockHandle.releasedBy)
+    lua: `${LOCK_OWNED_LUA}
+      if not lock_owned(2, ARGV[1]) then return 'NOT_LOCKED' end
+      redis.call('SET', KEYS[1], ARGV[2])
+      lock_let_go(2)
       return 'OK'`,
   });
 });
@@ -45,6 +53,31 @@ function ownedSet(lock: LockHandle, key: string, value: string): Promise<string>
     owner,
     value,
   );
+}
+
+/** ownedSet as the section's last write: on OK its script has deleted the lock's keys. */
+function lastOwnedSet(lock: LockHandle, key: string, value: string): Promise<string> {
+  const { keys, owner } = lock.ownership;
+  const write = (redis as unknown as Record<string, (...a: unknown[]) => Promise<string>>).ownedSetLetGo(
+    1 + keys.length,
+    key,
+    ...keys,
+    owner,
+    value,
+  );
+  return lock.releasedBy(write, (answer) => answer === 'OK');
+}
+
+/**
+ * Counts the lock's release commands. An auto-pipelining client calls the spied method twice per command
+ * (on itself, then on the tick's pipeline), so only the calls on the client count.
+ */
+function releaseCalls() {
+  const spy = jest.spyOn(redis as unknown as { dlockRelease: () => Promise<number> }, 'dlockRelease');
+  return {
+    count: () => spy.mock.contexts.filter((self) => self === redis).length,
+    restore: () => spy.mockRestore(),
+  };
 }
 
 /** Reads Redis made from client sockets since the last call (this call's own INFO excluded). */
@@ -219,4 +252,101 @@ it('a write refused although the lock was granted (it ran before the acquire) ma
   expect(await redis.exists('lock:{late-acquire}')).toBe(0);
   expect(lost).toEqual([]);
   expect(locks.heldCount).toBe(0);
+});
+
+describe('LockHandle.releasedBy: the last write lets go of the lock in its own script', () => {
+  it('acquire and write in one round trip, no release command, nothing left held', async () => {
+    const locks = lockService(redis);
+    await run(locks, 'rb-warm', (l) => lastOwnedSet(l, 'rb-warm', 'x')); // scripts loaded
+    const release = releaseCalls();
+    const [, start] = await readsSince(0);
+    for (let i = 0; i < 10; i++) {
+      await expect(run(locks, `rb-${i}`, (lock) => lastOwnedSet(lock, `rb-data-${i}`, 'w'))).resolves.toBe(
+        'OK',
+      );
+    }
+    const [reads] = await readsSince(start);
+    expect(release.count()).toBe(0);
+    release.restore();
+    expect(reads).toBe(10);
+    expect(await redis.mget(Array.from({ length: 10 }, (_, i) => `rb-data-${i}`))).toEqual(
+      Array(10).fill('w'),
+    );
+    expect(await redis.keys('lock:{rb-*')).toEqual([]);
+    expect(locks.heldCount).toBe(0);
+  });
+
+  it('busy: the refused write released nothing, and the section runs again once the holder lets go', async () => {
+    const locks = lockService(redis);
+    const holder = await locks.acquire('rb-busy', { leaseMs: 5000 });
+    const release = releaseCalls();
+    const answers: string[] = [];
+    const section = run(locks, 'rb-busy', async (lock) => {
+      const answer = await lastOwnedSet(lock, 'rb-busy-data', `run ${answers.length + 1}`);
+      answers.push(answer);
+      if (answers.length === 1) {
+        // the holder's lock is untouched: refused writes let nothing go
+        expect(await redis.get('lock:{rb-busy}')).toBe(holder.ownership.owner);
+        setTimeout(() => void holder.release(), 50);
+      }
+      return answer;
+    });
+    await expect(section).resolves.toBe('OK');
+    expect(answers).toEqual(['NOT_LOCKED', 'OK']);
+    // one release: the holder's own; the section sent none (its second run's write let go)
+    expect(release.count()).toBe(1);
+    release.restore();
+    expect(await redis.get('rb-busy-data')).toBe('run 2');
+    expect(await redis.exists('lock:{rb-busy}')).toBe(0);
+    expect(locks.heldCount).toBe(0);
+  });
+
+  it('a write that failed: the lock is released as usual and the write’s error is the answer', async () => {
+    const locks = lockService(redis);
+    await redis.set('rb-not-a-list', 'x');
+    const section = run(locks, 'rb-failed', (lock) =>
+      lock.releasedBy(redis.lpush('rb-not-a-list', 'y').then(String), () => true),
+    );
+    await expect(section).rejects.toThrow(/WRONGTYPE/);
+    expect(await redis.exists('lock:{rb-failed}')).toBe(0);
+    expect(locks.heldCount).toBe(0);
+  });
+
+  it('an answer that says the write did not let go: the lock is released as usual', async () => {
+    const locks = lockService(redis);
+    const release = releaseCalls();
+    const answer = await locks.runExclusive('rb-kept', { leaseMs: 5000 }, (lock) =>
+      lock.releasedBy(ownedSet(lock, 'rb-kept-data', 'v'), () => false),
+    );
+    expect(answer).toBe('OK');
+    expect(release.count()).toBe(1);
+    release.restore();
+    expect(await redis.exists('lock:{rb-kept}')).toBe(0);
+    expect(locks.heldCount).toBe(0);
+  });
+
+  it('wakes this process’s waiters on the keys the write let go', async () => {
+    const registry = new Registry();
+    const locks = lockService(redis, { registry });
+    let letGo!: () => void;
+    const gate = new Promise<void>((r) => (letGo = r));
+    const first = locks.runExclusive('rb-wake', { leaseMs: 10_000 }, async (lock) => {
+      await gate;
+      return lastOwnedSet(lock, 'rb-wake-data', 'first');
+    });
+    await sleep(50); // the first holds the lock
+    const second = locks.runExclusive('rb-wake', { leaseMs: 10_000, waitMs: 8000 }, (lock) =>
+      lastOwnedSet(lock, 'rb-wake-data', 'second'),
+    );
+    await sleep(50);
+    letGo();
+    await expect(first).resolves.toBe('OK');
+    await expect(second).resolves.toBe('OK');
+    expect(await redis.get('rb-wake-data')).toBe('second');
+    // the waiter's wait ended with the wake, not with its timer (the holder is in this process: it
+    // waits for the wake, as long as the wait allows)
+    const waits = await registry.getSingleMetric('distributed_lock_waits_total')?.get();
+    expect(Object.fromEntries(waits!.values.map((v) => [v.labels.ended, v.value]))).toEqual({ woken: 1 });
+    expect(locks.heldCount).toBe(0);
+  });
 });

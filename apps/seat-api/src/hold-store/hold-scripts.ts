@@ -70,8 +70,8 @@ export class HoldScripts {
   }
 
   /**
-   * One FCALL, sent synchronously (a caller that lets its seat lock go along with the script relies on
-   * it: LockHandle.releaseAlong); only a Redis without the library costs a second round trip.
+   * One FCALL, sent synchronously (a pipelined section relies on it: its write leaves in the batch of its
+   * lock's acquire); only a Redis without the library costs a second round trip.
    */
   private async fcall(script: string, numberOfKeys: number, args: (string | number)[]): Promise<unknown> {
     const fn = LIBRARY.functions[script];

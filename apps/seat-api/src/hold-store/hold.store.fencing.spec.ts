@@ -186,7 +186,12 @@ describe('HoldStore.createHold with the seat lock’s ownership (a pipelined sec
     eventId = newEventId();
   });
 
-  const withLock = (seatIds: string[], lock: { keys: readonly string[]; owner: string }, fence = 0) =>
+  const withLock = (
+    seatIds: string[],
+    lock: { keys: readonly string[]; owner: string },
+    fence = 0,
+    letGoOfLock = false,
+  ) =>
     kit.store.createHold({
       eventId,
       holdId: HoldIds.generate(eventId),
@@ -197,6 +202,7 @@ describe('HoldStore.createHold with the seat lock’s ownership (a pipelined sec
       maxSeatsPerUser: 10,
       fencingToken: fence,
       lock,
+      letGoOfLock,
     });
 
   it('refuses NOT_LOCKED, writing nothing, when a seat lock is not the given owner’s', async () => {
@@ -234,5 +240,35 @@ describe('HoldStore.createHold with the seat lock’s ownership (a pipelined sec
     const r2 = await withLock(['Q-2'], again.ownership, again.fencingToken);
     await again.release();
     expect(r2.ok && r2.hold.fencingToken).toBe(again.fencingToken);
+  });
+
+  it('asked to let go of the lock, deletes its keys with every answer but NOT_LOCKED, as its last change', async () => {
+    const lockKeys = (seats: string[]) =>
+      kit.store.layout.seatLockKeys(eventId, seats).map((k) => `lock:${k}`);
+    const held = async (seats: string[]) => kit.redis.exists(...lockKeys(seats));
+    // OK: the hold is made and the lock is gone with it
+    const a = await kit.locks.acquire(kit.store.layout.seatLockKeys(eventId, ['L-1', 'L-2']), {
+      leaseMs: 5_000,
+    });
+    const made = await withLock(['L-1', 'L-2'], a.ownership, 0, true);
+    expect(made.ok && made.hold.fencingToken).toBe(a.fencingToken);
+    expect(await held(['L-1', 'L-2'])).toBe(0);
+    // SEATS_UNAVAILABLE: nothing held, the lock is gone all the same (the section ends with this answer)
+    const b = await kit.locks.acquire(kit.store.layout.seatLockKeys(eventId, ['L-2']), { leaseMs: 5_000 });
+    expect(await withLock(['L-2'], b.ownership, 0, true)).toMatchObject({ error: 'SEATS_UNAVAILABLE' });
+    expect(await held(['L-2'])).toBe(0);
+    // NOT_LOCKED: another owner's lock is left as it is
+    const c = await kit.locks.acquire(kit.store.layout.seatLockKeys(eventId, ['L-3']), { leaseMs: 5_000 });
+    expect(await withLock(['L-3'], { keys: c.ownership.keys, owner: 'someone-else' }, 0, true)).toEqual({
+      ok: false,
+      error: 'NOT_LOCKED',
+    });
+    expect(await kit.redis.get(lockKeys(['L-3'])[0])).toBe(c.ownership.owner);
+    await c.release();
+    // not asked: the lock stays its holder's to release
+    const d = await kit.locks.acquire(kit.store.layout.seatLockKeys(eventId, ['L-4']), { leaseMs: 5_000 });
+    expect(await withLock(['L-4'], d.ownership)).toMatchObject({ ok: true });
+    expect(await held(['L-4'])).toBe(1);
+    await expect(d.release()).resolves.toBe('RELEASED');
   });
 });

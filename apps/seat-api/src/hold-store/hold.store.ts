@@ -63,13 +63,13 @@ export class HoldStore implements OnModuleInit {
 
   /**
    * Whether a change's script is followed by more store work (a replica WAIT, and an undo if it fails):
-   * a caller may then not let its seat lock go along with the script (LockHandle.releaseAlong).
+   * a caller may then not let its seat lock go with the script (createHold's letGoOfLock).
    */
   get confirmsOnReplicas(): boolean {
     return this.acks.enabled;
   }
 
-  /** Sends the hold script synchronously, before the returned promise's first wait (releaseAlong relies on it). */
+  /** Sends the hold script synchronously, before the returned promise's first wait (a pipelined section relies on it). */
   async createHold(p: {
     eventId: string;
     holdId: string;
@@ -84,6 +84,11 @@ export class HoldStore implements OnModuleInit {
      * NOT_LOCKED. For a section pipelined with its acquire (fencingToken 0: the counter's value is used).
      */
     lock?: LockOwnership;
+    /**
+     * With `lock`: the script deletes the lock's keys with its answer (the section's last write,
+     * LockHandle.releasedBy), except when it answers NOT_LOCKED (see holdLetGoOfLock).
+     */
+    letGoOfLock?: boolean;
   }): Promise<CreateHoldResult> {
     const { hid } = this.ids(p.holdId, p.eventId);
     if (p.seatIds.length === 0 || new Set(p.seatIds).size !== p.seatIds.length) {
@@ -113,6 +118,7 @@ export class HoldStore implements OnModuleInit {
         p.maxSeatsPerUser,
         p.fencingToken,
         p.lock?.owner ?? '',
+        p.lock && p.letGoOfLock ? '1' : '',
         ...p.seatIds,
       ],
       p.lock?.keys,

@@ -65,6 +65,13 @@ export type CreateHoldResult =
   /** The seat lock given to createHold was not (or no longer) the caller's when the script ran. */
   | { ok: false; error: 'NOT_LOCKED' };
 
+/**
+ * Whether a createHold given `lock` and `letGoOfLock` deleted the lock's keys: with every answer but
+ * NOT_LOCKED (the lock was not the caller's, so nothing was touched). The `letGo` of LockHandle.releasedBy.
+ */
+export const holdLetGoOfLock = (result: CreateHoldResult): boolean =>
+  result.ok || result.error !== 'NOT_LOCKED';
+
 /** One SeatExpired record as the expiry scripts append it to the event's outbox stream. */
 export interface SeatExpiredRecord {
   /** Stream entry id; with the event id it makes the CloudEvent id, stable across re-deliveries. */

@@ -30,7 +30,7 @@ import { HoldView } from './hold.view';
 import { holdChanges, holdPrechecks, holdsCreated, holdsRejected } from './holds.metrics';
 import { SeatDemand } from './seat-demand';
 import { HOLD_SEAT_LOCK, HoldSeatLockHost, SEAT_LOCK, SeatLockSettings } from './seat-lock';
-import { HoldIds, HoldRecord, HoldStore, SeatConflict, StoreResult } from '../hold-store';
+import { holdLetGoOfLock, HoldIds, HoldRecord, HoldStore, SeatConflict, StoreResult } from '../hold-store';
 
 export { seatLockKeys } from './seat-lock';
 
@@ -234,6 +234,8 @@ export class HoldsService implements HoldSeatLockHost {
   ): Promise<HoldRecord> {
     const lock = currentLock();
     const limits = this.config.holds;
+    // a replica WAIT, and the undo of a hold it cannot confirm, still have to run under the lock
+    const last = !this.store.confirmsOnReplicas;
     lock.assertValid();
     const written = this.store.createHold({
       eventId,
@@ -246,10 +248,11 @@ export class HoldsService implements HoldSeatLockHost {
       // pipelined (HOLD_SEAT_LOCK): the script checks the lock is ours; 0 until the grant is known
       fencingToken: lock.fencingToken,
       lock: lock.ownership,
+      letGoOfLock: last,
     });
-    // the hold script is the section's last write: the seat lock goes in the same round trip (unless a
-    // replica WAIT, and the undo of a hold it cannot confirm, still have to run under the lock)
-    const r = await (this.store.confirmsOnReplicas ? written : lock.releaseAlong(written));
+    // the hold script is the section's last write: it deletes the seat lock's keys itself, so the section
+    // is two commands (acquire, hold script) in one round trip
+    const r = await (last ? lock.releasedBy(written, holdLetGoOfLock) : written);
     if (r.ok) {
       return r.hold;
     }

@@ -12,10 +12,10 @@ const MAX_EVENTS = 10_000;
 /**
  * Which events are in a rush (a flash sale) right now, judged by how this instance's recent hold attempts
  * on each ended: taken (409 SEATS_UNAVAILABLE) or not. In a rush most attempts ask for seats that are
- * already held, and taking the seat lock to learn that costs three commands (lock, hold script, unlock:
- * one pipelined round trip, but three scripts of Redis CPU); a lock-free read of the seats answers those
- * with one read-only script (HoldsService.hold). Outside a rush the read would be a fourth command for
- * nothing, so the uncontended hold stays lock, hold script, unlock.
+ * already held, and taking the seat lock to learn that costs two commands (lock, then the hold script,
+ * which unlocks: one pipelined round trip, but two scripts of Redis CPU); a lock-free read of the seats
+ * answers those with one read-only script (HoldsService.hold). Outside a rush the read would be a third
+ * command for nothing, so the uncontended hold stays lock, hold script.
  *
  * Per instance and in memory: instances behind a balancer see the same mix, and a wrong guess costs one
  * read (a rush missed) or saves none (a calm event pre-checked), never a wrong answer.

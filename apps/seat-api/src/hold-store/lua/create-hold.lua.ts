@@ -3,12 +3,14 @@ import { EVENT_SCRIPT_KEYS, PRELUDE } from './prelude.lua';
 
 /**
  * All-or-none hold. ARGV[4] hid, [5] userId, [6] ttlMs, [7] maxLifetimeMs, [8] maxSeatsPerUser,
- * [9] fencing token, [10] the seat lock's owner token or '', [11..] seat ids; KEYS after the event's
- * (KEYS[${EVENT_SCRIPT_KEYS + 1}..]) are the seat lock's keys when an owner is given.
+ * [9] fencing token, [10] the seat lock's owner token or '', [11] '1' to let go of the seat lock or '',
+ * [12..] seat ids; KEYS after the event's (KEYS[${EVENT_SCRIPT_KEYS + 1}..]) are the seat lock's keys when
+ * an owner is given.
  * With an owner (LockOwnership: a section pipelined with its lock's acquire, whose grant it cannot know)
  * the hold is made only if every seat lock key holds that owner now, else {'NOT_LOCKED'} and nothing is
  * read or written; a token of 0 then means "the counter's value": the lock is ours at this moment, so
- * every later holder of these seats draws a higher token.
+ * every later holder of these seats draws a higher token. With ARGV[11] (the hold is its section's last
+ * write: LockHandle.releasedBy) every answer but NOT_LOCKED also deletes the seat lock's keys, last.
  * A seat is taken only if it is free, or held by a hold whose expireAt has passed (that hold is
  * expired on the spot, with its SeatExpired records). Replies {'OK', hold} | {'SEATS_UNAVAILABLE',
  * {seatId, reason}...} | {'HOLD_LIMIT_EXCEEDED', held, limit} | {'STALE_FENCING_TOKEN'} (see fence_ok()).
@@ -16,9 +18,16 @@ import { EVENT_SCRIPT_KEYS, PRELUDE } from './prelude.lua';
 export const CREATE_HOLD = `${PRELUDE}
 local hid, user, ttl, lifetime = ARGV[4], ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
 local limit, token, lock_owner = tonumber(ARGV[8]), tonumber(ARGV[9]), ARGV[10]
+local let_go = false
 if lock_owner ~= '' then
   if not lock_owned(${EVENT_SCRIPT_KEYS + 1}, lock_owner) then return { 'NOT_LOCKED' } end
   if token == 0 then token = tonumber(redis.call('GET', K_FENCE) or 0) end
+  let_go = ARGV[11] == '1'
+end
+-- every answer from here on: the seat lock goes with it when asked (the script's last change)
+local function answer(reply)
+  if let_go then lock_let_go(${EVENT_SCRIPT_KEYS + 1}) end
+  return reply
 end
 
 -- Splits bucket p into p and p + 2^L (linear hashing, hold-buckets.lua.ts): moves the records and due
@@ -68,7 +77,7 @@ local function record_added()
 end
 
 local seats = {}
-for i = 11, #ARGV do seats[#seats + 1] = ARGV[i] end
+for i = 12, #ARGV do seats[#seats + 1] = ARGV[i] end
 
 local conflicts, highest = {}, 0
 for _, s in ipairs(seats) do
@@ -84,8 +93,8 @@ for _, s in ipairs(seats) do
     if prev and prev.status == 'CONFIRMING' then conflicts[#conflicts + 1] = { s, 'HELD' } end
   end
 end
-if #conflicts > 0 then return { 'SEATS_UNAVAILABLE', conflicts } end
-if not fence_ok(highest, token) then return { 'STALE_FENCING_TOKEN' } end
+if #conflicts > 0 then return answer({ 'SEATS_UNAVAILABLE', conflicts }) end
+if not fence_ok(highest, token) then return answer({ 'STALE_FENCING_TOKEN' }) end
 
 -- per-user cap: count the seats of this user's holds that are still live, forgetting the rest
 local held, live = 0, {}
@@ -96,7 +105,7 @@ for h in string.gmatch(user_holds(user), '[^,]+') do
     live[#live + 1] = h
   end
 end
-if held + #seats > limit then return { 'HOLD_LIMIT_EXCEEDED', held, limit } end
+if held + #seats > limit then return answer({ 'HOLD_LIMIT_EXCEEDED', held, limit }) end
 
 local h = { hid = hid, user = user, status = 'ACTIVE', seats = seats, created = NOW, expire = NOW + ttl,
             max = NOW + lifetime, ext = 0, fence = token, order = '', ended = 0, deadline = 0 }
@@ -107,5 +116,5 @@ record_added()
 due_add(h.expire, hid)
 live[#live + 1] = hid
 update_user_holds(user, function() return table.concat(live, ',') end)
-return { 'OK', view(h) }
+return answer({ 'OK', view(h) })
 `;
