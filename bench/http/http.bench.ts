@@ -41,6 +41,12 @@ import {
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = 3;
+/**
+ * The uncontended section's rounds: its figure is the median of these. On the shared 2-core machine one
+ * round's service/floor ratio swings by a third within a run (0.46, 0.65 and 0.57 in one run of three
+ * rounds, 2026-11-24 06:44), so five interleaved rounds give a median one slow spell moves less.
+ */
+const UNCONTENDED_ROUNDS = 5;
 const logFile = (name: string) => path.resolve(__dirname, '..', 'results', `${name}.log.tmp`);
 const eventsForRate = (requestsPerSecond: number) => eventsForRateOf(requestsPerSecond, SECONDS);
 const uncontended = (target: Target, events: string[], rate?: number) =>
@@ -205,11 +211,11 @@ async function main(): Promise<void> {
     console.log(`creating events (${SEATS_PER_EVENT} seats each)...`);
     const rows: (string | number)[][] = [];
     const rates: Record<string, number[]> = { floor: [], service: [] };
-    for (let round = 1; round <= ROUNDS; round++) {
+    for (let round = 1; round <= UNCONTENDED_ROUNDS; round++) {
       for (const t of [targets.floor, targets.service]) {
         const events = await eventsFor(t, eventsPerRun[t.name]);
         const profiled =
-          process.env.BENCH_PROFILE && round === ROUNDS
+          process.env.BENCH_PROFILE && round === UNCONTENDED_ROUNDS
             ? t.name === 'service'
               ? service.child
               : children[0]
