@@ -327,6 +327,11 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
     if (n === lock.redisKeys.length) {
       return 'RELEASED';
     }
+    if (lock.letGoSent) {
+      // its last write's script deleted the keys: a write whose answer was lost (a timeout), or a shutdown
+      // that released the lock before that answer was read. Nothing was lost while held
+      return 'NOT_HELD';
+    }
     if (lock.grant) {
       if (!(await lock.grant.catch(() => false))) {
         return 'NOT_HELD'; // a pipelined acquire that did not take the lock: nothing was ours to lose
@@ -355,6 +360,7 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
 
   /** See LockHandle.releasedBy: the write's own script let go of the lock, or it is released here. */
   async releasedBy<T>(lock: HeldLock, lastWrite: Promise<T>, letGo: (answer: T) => boolean): Promise<T> {
+    lock.letGoSent = true;
     let answer: T;
     try {
       answer = await lastWrite;
@@ -372,8 +378,8 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
   }
 
   /**
-   * release(), except for a pipelined acquire that found the lock busy or failed (its grant has answered:
-   * the acquire was sent before the write): no key is ours, and its runner says what to do next.
+   * release(), except for a pipelined acquire that found the lock busy or failed (waited for: it answers
+   * first unless a Cluster sent it again behind the write): no key is ours, and its runner says what to do.
    */
   private async releaseUnlessBusy(lock: HeldLock): Promise<void> {
     if (!lock.grant || (await lock.grant.catch(() => false))) {

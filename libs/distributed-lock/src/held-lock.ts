@@ -26,6 +26,11 @@ export class HeldLock implements LockHandle {
    */
   lostError?: LockLostError;
   released = false;
+  /**
+   * Its last write was sent to let go of it in its own script (LockHandle.releasedBy): a release that finds
+   * its keys gone is then that script's doing (or the lease's), not a lock lost while held.
+   */
+  letGoSent = false;
   armed = false;
   /** Monotonic time before which the lease is known to be ours (conservative: measured from the send). */
   validUntil: number;

@@ -349,4 +349,41 @@ describe('LockHandle.releasedBy: the last write lets go of the lock in its own s
     expect(Object.fromEntries(waits!.values.map((v) => [v.labels.ended, v.value]))).toEqual({ woken: 1 });
     expect(locks.heldCount).toBe(0);
   });
+
+  it('a write whose script let go but whose answer was lost: no lock reported lost', async () => {
+    const lost: string[] = [];
+    const locks = lockService(redis, { onLockLost: ({ keys }) => lost.push(...keys) });
+    const section = run(locks, 'rb-lost-answer', (lock) => {
+      const { keys, owner } = lock.ownership;
+      const write = (redis as unknown as Record<string, (...a: unknown[]) => Promise<string>>)
+        .ownedSetLetGo(1 + keys.length, 'rb-lost-answer-data', ...keys, owner, 'v')
+        .then(() => Promise.reject(new Error('the answer did not arrive'))); // as a command timeout would
+      return lock.releasedBy(write, () => true);
+    });
+    await expect(section).rejects.toThrow('the answer did not arrive');
+    expect(await redis.get('rb-lost-answer-data')).toBe('v');
+    expect(await redis.exists('lock:{rb-lost-answer}')).toBe(0);
+    expect(lost).toEqual([]);
+    expect(locks.heldCount).toBe(0);
+  });
+
+  it('a shutdown that releases the lock before the write’s answer is read: no lock reported lost', async () => {
+    const lost: string[] = [];
+    const locks = lockService(redis, { onLockLost: ({ keys }) => lost.push(...keys) });
+    const section = run(locks, 'rb-shutdown', (lock) => {
+      const { keys, owner } = lock.ownership;
+      // a few hops between the script's answer and releasedBy, as a store's parsing makes
+      const write = (redis as unknown as Record<string, (...a: unknown[]) => Promise<string>>)
+        .ownedSetLetGo(1 + keys.length, 'rb-shutdown-data', ...keys, owner, 'v')
+        .then((answer) => answer)
+        .then((answer) => answer)
+        .then((answer) => answer);
+      return lock.releasedBy(write, (answer) => answer === 'OK');
+    });
+    const shutdown = locks.onApplicationShutdown(); // same tick: it waits for the acquire, then releases
+    await expect(section).resolves.toBe('OK');
+    await shutdown;
+    expect(await redis.exists('lock:{rb-shutdown}')).toBe(0);
+    expect(lost).toEqual([]);
+  });
 });

@@ -28,11 +28,12 @@ export function evalshaOrEval(evalsha: Call, evalScript: Call, sha: string, lua:
  * create-cluster-client.ts (to batch them by their keys' master); this is the same call on one Redis.
  *
  * - Each connection loads the defined scripts when it becomes ready (and a script defined later, at
- *   once), queued before any call can use it, so a call does not meet NOSCRIPT after a reconnect;
- *   one that still does (SCRIPT FLUSH) is sent again as EVAL.
+ *   once), so calls made from then on find them after a reconnect or a Redis restart. A call that still
+ *   meets NOSCRIPT (one ioredis sends again on reconnecting, ahead of the load; a SCRIPT FLUSH) is sent
+ *   again as EVAL.
  * - The key prefix is applied as before (ioredis prefixes EVALSHA's keys like the script's own).
- * - Left to ioredis: calls with a callback, and the script on pipelines and transactions (they have
- *   their own copy of the command).
+ * - Left to ioredis: calls with a callback, and calls on pipelines and transactions (they copy the
+ *   client's method, whose `this` is then not the client: it hands them to ioredis's own command).
  */
 export function sendScriptsAsEvalsha(client: Redis): void {
   const scripts = new Map<string, string>(); // sha -> lua, for loading on each new connection

@@ -11,6 +11,7 @@ import { createdHold, createHold } from '../../../../test/support/hold-store';
 import { PrivateRedis, startPrivateRedis } from '../../../../test/support/private-redis';
 import { HoldIds } from './hold-ids';
 import { HoldStore } from './hold.store';
+import { holdLetGoOfLock } from './hold.types';
 import { eventIdsInDistinctShards } from '../../../../test/support/shard-events';
 import { HoldLayout } from './hold-keys';
 
@@ -250,12 +251,15 @@ describe('HoldStore.createHold with the seat lock’s ownership (a pipelined sec
     const a = await kit.locks.acquire(kit.store.layout.seatLockKeys(eventId, ['L-1', 'L-2']), {
       leaseMs: 5_000,
     });
-    const made = await withLock(['L-1', 'L-2'], a.ownership, 0, true);
+    // as a section does (LockHandle.releasedBy): the lock is then done here too, not left tracked
+    const made = await a.releasedBy(withLock(['L-1', 'L-2'], a.ownership, 0, true), holdLetGoOfLock);
     expect(made.ok && made.hold.fencingToken).toBe(a.fencingToken);
     expect(await held(['L-1', 'L-2'])).toBe(0);
     // SEATS_UNAVAILABLE: nothing held, the lock is gone all the same (the section ends with this answer)
     const b = await kit.locks.acquire(kit.store.layout.seatLockKeys(eventId, ['L-2']), { leaseMs: 5_000 });
-    expect(await withLock(['L-2'], b.ownership, 0, true)).toMatchObject({ error: 'SEATS_UNAVAILABLE' });
+    expect(await b.releasedBy(withLock(['L-2'], b.ownership, 0, true), holdLetGoOfLock)).toMatchObject({
+      error: 'SEATS_UNAVAILABLE',
+    });
     expect(await held(['L-2'])).toBe(0);
     // NOT_LOCKED: another owner's lock is left as it is
     const c = await kit.locks.acquire(kit.store.layout.seatLockKeys(eventId, ['L-3']), { leaseMs: 5_000 });

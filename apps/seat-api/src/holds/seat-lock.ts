@@ -81,11 +81,11 @@ export interface HoldSeatLockHost extends SeatLockHost {
  * The read happens only under contention. The lock and its fencing are unchanged: a 409 from the read
  * writes nothing, and a seat is only ever taken by the hold script while the lock is the request's.
  *
- * Pipelined (RunOptions.pipelined): the acquire, the hold script and the release are sent in one tick,
- * so one batch, one round trip, and Redis runs them in that order. The script checks the seat locks hold
- * this request's owner token before it reads or writes anything (NOT_LOCKED otherwise) and takes the
- * shard's fencing counter as its token, the lock being its own at that moment. So the lock is held only
- * while the script runs: requests of one instance share one auto-pipelined connection and Redis runs one
+ * Pipelined (RunOptions.pipelined): the acquire and the hold script are sent in one tick, so one batch,
+ * one round trip, and Redis runs them in that order. The script checks the seat locks hold this request's
+ * owner token before it reads or writes anything (NOT_LOCKED otherwise), takes the shard's fencing counter
+ * as its token, the lock being its own at that moment, and deletes the lock's keys as its last change
+ * (LockHandle.releasedBy: no release command). So the lock is held only while the script runs: requests of one instance share one auto-pipelined connection and Redis runs one
  * batch after another, so they no longer find each other's seat locks busy at all. (Not with
  * REDIS_WAIT_REPLICAS > 0: the lock is then kept across the WAIT and a possible undo, HoldsService.)
  * A lock held elsewhere (another instance mid-change, or a confirm) makes the first acquire answer busy
