@@ -13,7 +13,8 @@ import {
   LockNotAcquiredError,
   LockNotOwnedError,
 } from '../src';
-import { lockService, sleep } from './support';
+import { eventually } from '../../../test/support/eventually';
+import { lockService } from './support';
 
 let server: PrivateRedis;
 let redis: Redis;
@@ -56,17 +57,20 @@ function ownedSet(lock: LockHandle, key: string, value: string): Promise<string>
 }
 
 /** ownedSet as the section's last write: on OK its script has deleted the lock's keys. */
-function lastOwnedSet(lock: LockHandle, key: string, value: string): Promise<string> {
+function letGoWrite(lock: LockHandle, key: string, value: string): Promise<string> {
   const { keys, owner } = lock.ownership;
-  const write = (redis as unknown as Record<string, (...a: unknown[]) => Promise<string>>).ownedSetLetGo(
+  return (redis as unknown as Record<string, (...a: unknown[]) => Promise<string>>).ownedSetLetGo(
     1 + keys.length,
     key,
     ...keys,
     owner,
     value,
   );
-  return lock.releasedBy(write, (answer) => answer === 'OK');
 }
+
+/** letGoWrite, ended by releasedBy as a section does. */
+const lastOwnedSet = (lock: LockHandle, key: string, value: string) =>
+  lock.releasedBy(letGoWrite(lock, key, value), (answer) => answer === 'OK');
 
 /**
  * Counts the lock's release commands. An auto-pipelining client calls the spied method twice per command
@@ -304,10 +308,14 @@ describe('LockHandle.releasedBy: the last write lets go of the lock in its own s
   it('a write that failed: the lock is released as usual and the write’s error is the answer', async () => {
     const locks = lockService(redis);
     await redis.set('rb-not-a-list', 'x');
-    const section = run(locks, 'rb-failed', (lock) =>
-      lock.releasedBy(redis.lpush('rb-not-a-list', 'y').then(String), () => true),
-    );
-    await expect(section).rejects.toThrow(/WRONGTYPE/);
+    const section = run(locks, 'rb-failed', async (lock) => {
+      const written = lock.releasedBy(redis.lpush('rb-not-a-list', 'y').then(String), () => true);
+      await expect(written).rejects.toThrow(/WRONGTYPE/);
+      // released by releasedBy itself, before it settled (not by the runner after the section)
+      expect(await redis.exists('lock:{rb-failed}')).toBe(0);
+      return 'checked';
+    });
+    await expect(section).resolves.toBe('checked');
     expect(await redis.exists('lock:{rb-failed}')).toBe(0);
     expect(locks.heldCount).toBe(0);
   });
@@ -315,9 +323,12 @@ describe('LockHandle.releasedBy: the last write lets go of the lock in its own s
   it('an answer that says the write did not let go: the lock is released as usual', async () => {
     const locks = lockService(redis);
     const release = releaseCalls();
-    const answer = await locks.runExclusive('rb-kept', { leaseMs: 5000 }, (lock) =>
-      lock.releasedBy(ownedSet(lock, 'rb-kept-data', 'v'), () => false),
-    );
+    const answer = await locks.runExclusive('rb-kept', { leaseMs: 5000 }, async (lock) => {
+      const written = await lock.releasedBy(ownedSet(lock, 'rb-kept-data', 'v'), () => false);
+      // released by releasedBy itself, before it settled (not by the runner after the section)
+      expect(await redis.exists('lock:{rb-kept}')).toBe(0);
+      return written;
+    });
     expect(answer).toBe('OK');
     expect(release.count()).toBe(1);
     release.restore();
@@ -329,16 +340,25 @@ describe('LockHandle.releasedBy: the last write lets go of the lock in its own s
     const registry = new Registry();
     const locks = lockService(redis, { registry });
     let letGo!: () => void;
+    let holding!: () => void;
     const gate = new Promise<void>((r) => (letGo = r));
+    const held = new Promise<void>((r) => (holding = r));
     const first = locks.runExclusive('rb-wake', { leaseMs: 10_000 }, async (lock) => {
+      holding();
       await gate;
       return lastOwnedSet(lock, 'rb-wake-data', 'first');
     });
-    await sleep(50); // the first holds the lock
+    await held;
     const second = locks.runExclusive('rb-wake', { leaseMs: 10_000, waitMs: 8000 }, (lock) =>
       lastOwnedSet(lock, 'rb-wake-data', 'second'),
     );
-    await sleep(50);
+    // the second has found the lock busy and waits
+    const contention = async () =>
+      (await registry.getSingleMetric('distributed_lock_contention_total')?.get())?.values.reduce(
+        (n, v) => n + v.value,
+        0,
+      ) ?? 0;
+    await eventually(async () => (await contention()) >= 1, 5000, 'the second acquire found the lock busy');
     letGo();
     await expect(first).resolves.toBe('OK');
     await expect(second).resolves.toBe('OK');
@@ -354,10 +374,9 @@ describe('LockHandle.releasedBy: the last write lets go of the lock in its own s
     const lost: string[] = [];
     const locks = lockService(redis, { onLockLost: ({ keys }) => lost.push(...keys) });
     const section = run(locks, 'rb-lost-answer', (lock) => {
-      const { keys, owner } = lock.ownership;
-      const write = (redis as unknown as Record<string, (...a: unknown[]) => Promise<string>>)
-        .ownedSetLetGo(1 + keys.length, 'rb-lost-answer-data', ...keys, owner, 'v')
-        .then(() => Promise.reject(new Error('the answer did not arrive'))); // as a command timeout would
+      const write = letGoWrite(lock, 'rb-lost-answer-data', 'v').then(() =>
+        Promise.reject(new Error('the answer did not arrive')),
+      ); // as a command timeout would
       return lock.releasedBy(write, () => true);
     });
     await expect(section).rejects.toThrow('the answer did not arrive');
@@ -371,10 +390,8 @@ describe('LockHandle.releasedBy: the last write lets go of the lock in its own s
     const lost: string[] = [];
     const locks = lockService(redis, { onLockLost: ({ keys }) => lost.push(...keys) });
     const section = run(locks, 'rb-shutdown', (lock) => {
-      const { keys, owner } = lock.ownership;
       // a few hops between the script's answer and releasedBy, as a store's parsing makes
-      const write = (redis as unknown as Record<string, (...a: unknown[]) => Promise<string>>)
-        .ownedSetLetGo(1 + keys.length, 'rb-shutdown-data', ...keys, owner, 'v')
+      const write = letGoWrite(lock, 'rb-shutdown-data', 'v')
         .then((answer) => answer)
         .then((answer) => answer)
         .then((answer) => answer);
