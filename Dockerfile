@@ -1,9 +1,9 @@
 # One image for both apps (seat-api is the default command; the expiry consumer runs the same image with
 # `node dist/apps/expiry-consumer/src/main.js`). Multi-stage: the build stage has the dev tools, the
 # runtime stage only production dependencies and the compiled JavaScript, and runs as a non-root user.
-# Node 22: the version the dependencies declare (engines in package.json).
+# Node 24, the version of .nvmrc and engines in package.json.
 
-FROM node:22-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -12,7 +12,7 @@ COPY apps ./apps
 COPY libs ./libs
 RUN npm run build
 
-FROM node:22-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 # NODE_OPTIONS: V8's young generation at 64 MB semi-spaces for both apps (why: scripts/start.sh)
 ENV NODE_ENV=production \
     NODE_OPTIONS=--max-semi-space-size=64 \

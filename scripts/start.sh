@@ -11,6 +11,10 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
+# The Node.js of .nvmrc (installed from the npm registry when the machine's node is another version).
+PATH="$(bash scripts/node-path.sh):$PATH"
+export PATH
+
 [ -d node_modules ] || npm ci --no-audit --no-fund
 
 if docker info >/dev/null 2>&1; then
