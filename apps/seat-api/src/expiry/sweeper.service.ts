@@ -102,7 +102,11 @@ export class SweeperService implements OnApplicationBootstrap, BeforeApplication
       for (let shard = queue.shift(); shard !== undefined; shard = queue.shift()) {
         const s = shard;
         try {
-          freed += (await this.shards.onShard(s, (signal) => this.sweepShard(s, signal))) ?? 0;
+          // awaited before the sum is read: `freed += await …` would read freed before the wait, and the
+          // workers running side by side would overwrite each other's counts (a tick would end with the
+          // last idle shard's 0)
+          const n = (await this.shards.onShard(s, (signal) => this.sweepShard(s, signal))) ?? 0;
+          freed += n;
         } catch (e) {
           failed++;
           firstError ??= e;
