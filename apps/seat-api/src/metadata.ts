@@ -168,18 +168,6 @@ export default async () => {
       ],
       controllers: [
         [
-          import('../../expiry-consumer/src/consumer-health.controller'),
-          {
-            ConsumerHealthController: {
-              check: {
-                summary: 'Ready = PostgreSQL and Kafka answer and the consumer has joined its group.',
-                type: Object,
-              },
-              live: {},
-            },
-          },
-        ],
-        [
           import('../../../libs/observability/src/metrics.controller'),
           { MetricsController: { scrape: { type: String } } },
         ],

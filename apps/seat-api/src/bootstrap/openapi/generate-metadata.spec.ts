@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
 
 /**
  * src/metadata.ts is generated (the swagger plugin's output, for SWC-compiled code): a DTO changed
@@ -15,3 +16,17 @@ it('src/metadata.ts is what the swagger plugin makes of the code now', () => {
   );
   expect({ status: run.status, stderr: run.stderr.trim() }).toEqual({ status: 0, stderr: '' });
 }, 180_000);
+
+/** The modules src/metadata.ts loads, as paths from the repository root. */
+function importedByMetadata(text: string): string[] {
+  const root = resolve(__dirname, '../../../../..');
+  return [...text.matchAll(/import\('([^']+)'\)/g)].map(([, spec]) =>
+    relative(root, resolve(__dirname, '../..', spec)),
+  );
+}
+
+it('src/metadata.ts loads only the seat API and libraries, never another app', () => {
+  const imported = importedByMetadata(readFileSync(resolve(__dirname, '../../metadata.ts'), 'utf8'));
+  expect(imported.length).toBeGreaterThan(0);
+  expect(imported.filter((file) => !/^(apps\/seat-api|libs)\//.test(file))).toEqual([]);
+});
