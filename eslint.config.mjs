@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
 // ---------------------------------------------------------------------------------------------------
-// Import boundaries (issue 12), as `no-restricted-imports` patterns in the manner of Immich. ESLint does
+// Import boundaries, as `no-restricted-imports` patterns in the manner of Immich. ESLint does
 // not resolve paths, so each pattern is a regular expression on the import string as written: relative
 // imports name folders (`../hold-store`, `../../catalogue/catalogue.service`), which is what is matched.
 //

@@ -57,7 +57,7 @@ trap 'stop_all; exit 130' INT TERM
 
 # --max-semi-space-size=64: a larger young generation (64 MB semi-spaces instead of V8's 16 MB). A hold
 # request allocates tens of KB, and with the default the seat API spent about a tenth of its CPU in
-# scavenges (README "Holds over HTTP", npm run bench:node-flags; 256 MB measured worse). The consumer
+# scavenges (npm run bench:node-flags, bench/README.md; 256 MB did worse). The consumer
 # gets the same flag untested: it allocates per message as the API does per request, and V8 grows the
 # semi-spaces only when allocation needs them. The Dockerfile sets the same through NODE_OPTIONS.
 run expiry-consumer node --max-semi-space-size=64 dist/apps/expiry-consumer/src/main.js

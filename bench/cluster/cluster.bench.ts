@@ -1,5 +1,5 @@
 /**
- * Holds over HTTP on a Redis Cluster vs a single Redis (issue 10), the same service code side by side:
+ * Holds over HTTP on a Redis Cluster vs a single Redis, the same service code side by side:
  *   - single: apps/seat-api on one redis-server with an append-only file (everysec, as docker-compose.yml
  *     and the cluster's nodes run);
  *   - single + replica: the same with one replica (also append-only) following it: the like-for-like
@@ -12,7 +12,7 @@
  * round by round, as fast as each answers. Reported: holds/s, latency, CPU per hold of the service process
  * and of Redis (all six nodes for the cluster: replication included), and WAIT calls per hold (INFO
  * commandstats: shows the setting took effect; below 1 because holds finishing while a WAIT is in flight
- * on their connection share the next one). Target: cluster / single holds/s >= 0.9 (issue 10); the
+ * on their connection share the next one). Target: cluster / single holds/s >= 0.9; the
  * like-for-like ratio and the price of REDIS_WAIT_REPLICAS=1 are reported, not held to a target.
  * Run: npm run bench:cluster   (BENCH_SECONDS=4 per run, BENCH_ROUNDS=3, BENCH_CLUSTER_PORT=7301: the
  * first of six ports; BENCH_PROFILE=1: V8 CPU profiles of each service's last run in
@@ -112,7 +112,7 @@ async function main(): Promise<void> {
     const eventsFor = (s: Side, n: number) => newEvents(s.target, n);
 
     // warm-up (not reported): JIT, connections, script caches on every node. Twice: the first pass runs
-    // cold (a run sized from it ran out of seats on 2026-11-24), the second's rate sizes the runs
+    // cold (a run sized from it can run out of seats), the second's rate sizes the runs
     for (let pass = 0; pass < 2; pass++) {
       for (const s of sides) {
         const warm = await uncontended(s.target, await eventsFor(s, 2), SECONDS);

@@ -1,5 +1,5 @@
 /**
- * Fault drill (issue #6; cluster mode issue #10): seat-api instances and two expiry consumers on one
+ * Fault drill: seat-api instances and two expiry consumers on one
  * Redis (or Redis Cluster), one PostgreSQL schema and a private Kafka broker, under flash-sale load (holds
  * of 1-3 s, releases, confirms). Faults, one after the other, each followed by a check that the instances
  * recovered:

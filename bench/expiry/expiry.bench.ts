@@ -1,5 +1,5 @@
 /**
- * Expiry to Kafka (issue #6 items 3 and 4, issue 10), through the real service: its sweeper and outbox
+ * Expiry to Kafka, through the real service: its sweeper and outbox
  * relay at their default periods (sweep 1 s, relay 200 ms), the local Kafka broker, and an independent
  * consumer (its own group) that timestamps every SeatExpired as it arrives.
  *   1. latency: 2,000 holds whose expireAt is spread over 20 s; distribution of arrival - expireAt

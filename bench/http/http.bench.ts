@@ -1,5 +1,5 @@
 /**
- * Holds over HTTP (issue #6 items 1 and 2), the service measured side by side with its floor:
+ * Holds over HTTP, the service measured side by side with its floor:
  *   - the service: apps/seat-api as production runs it (Fastify, auth, validation, seat lock, hold script);
  *   - the floor: bench/http/floor-server.ts, bare node:http + the same hold Lua script, nothing else.
  * Both run as child processes against one private redis-server (so INFO commandstats sees only them),
@@ -43,8 +43,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = 3;
 /**
  * The uncontended section's rounds: its figure is the median of these. On the shared 2-core machine one
- * round's service/floor ratio swings by a third within a run (0.46, 0.65 and 0.57 in one run of three
- * rounds, 2026-11-24 06:44), so five interleaved rounds give a median one slow spell moves less.
+ * round's service/floor ratio can swing by a third within a run, so five interleaved rounds give a
+ * median one slow spell moves less.
  */
 const UNCONTENDED_ROUNDS = 5;
 const logFile = (name: string) => path.resolve(__dirname, '..', 'results', `${name}.log.tmp`);
@@ -135,7 +135,7 @@ interface FlashRun {
 }
 
 /**
- * The flash sale's targets (issue 11), the service against the floor of the same bench run: medians of
+ * The flash sale's targets, the service against the floor of the same bench run: medians of
  * the rounds for p99 and answers/s, the 503 share over all the service's answers, the worst duplicates.
  */
 function flashSummary(floor: FlashRun[], service: FlashRun[]): string {

@@ -1,5 +1,5 @@
 /**
- * Idle cost (issue 10): what seat-api costs with nothing held, 1 event vs BENCH_EVENTS (10,000) events.
+ * Idle cost: what seat-api costs with nothing held, 1 event vs BENCH_EVENTS (10,000) events.
  * Two instances of apps/seat-api run side by side, each on its own private redis-server (so each Redis's
  * INFO counts only its instance), sweeper and outbox relay on at their default periods; one has 1 event,
  * the other 10,000 (created over HTTP, as a user would, so each is registered in the hold store). Both

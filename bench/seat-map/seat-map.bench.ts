@@ -1,5 +1,5 @@
 /**
- * Seat-map benchmark (issue 11), the seat API as a child process on a private Redis:
+ * Seat-map benchmark, the seat API as a child process on a private Redis:
  *   1. Redis time per seat-map read of a 100,000-seat event with 90 % of its seats held: the microseconds
  *      Redis spent on all commands during each read (INFO commandstats, background subtracted), over 100
  *      reads with holds changing in between (target <= 5 ms on average); and the full-scan script the

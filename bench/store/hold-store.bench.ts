@@ -1,13 +1,13 @@
 /**
  * Hold store benchmark (Redis only, a private redis-server so INFO memory sees nothing else):
- *   1. Redis bytes per held seat, many holds (issue #6 item 5, issue 10; target <= 256 B), with the Redis
+ *   1. Redis bytes per held seat, many holds (target <= 256 B), with the Redis
  *      server's CPU time per create (INFO cpu), since packing entries tighter trades one for the other;
  *      what each kind of key costs (bytes freed when it is deleted); and the same in small events (many
  *      events of 50 / 100 / 200 holds), where the per-event keys weigh more
  *   2. one sweep with nothing due: 10,000 vs LARGE active holds (must stay flat; item 3)
  *   3. sweeping 100,000 holds due in the same second: time until all seats are freed and recorded
  *   4. one sweeper tick over every shard with nothing due: 1 event vs EVENTS events each holding a seat
- *      (issue 10: background work O(shards + due), never O(events))
+ *      (background work is O(shards + due), never O(events))
  * Run: npm run bench:store   (BENCH_LARGE=1000000 by default; lower it for a quick look)
  */
 import 'reflect-metadata';

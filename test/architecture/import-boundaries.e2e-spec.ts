@@ -1,5 +1,5 @@
 /**
- * The import boundaries of eslint.config.mjs (issue 12) hold: each case lints one import line as if it
+ * The import boundaries of eslint.config.mjs hold: each case lints one import line as if it
  * were written in a file of the given folder, with the repository's real ESLint configuration, and checks
  * that `no-restricted-imports` refuses it or lets it through; and the code as it is has no violation.
  */

@@ -1,7 +1,7 @@
 /**
  * GET /v1/events/{eventId}/expirations: its query (limit, offset) is validated like a body, by a DTO
- * through the one validation pipe. `limit=abc` used to answer 200 with the default, `offset=-1` blamed
- * `limit`, and OpenAPI called both required although they have defaults.
+ * through the one validation pipe: `limit=abc` is a 400 (not 200 with the default), `offset=-1` blames
+ * `offset`, and OpenAPI marks both optional (they have defaults).
  */
 import { Db, openDb } from '../support/db';
 import { Api, createEvent, startApi } from '../support/seat-api';

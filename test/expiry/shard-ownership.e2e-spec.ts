@@ -1,5 +1,5 @@
 /**
- * Shards split across instances (issue 10): several seat-api apps in this process, on one Redis prefix,
+ * Shards split across instances: several seat-api apps in this process, on one Redis prefix,
  * database schema and topic. Each hold-store shard has one owner at a time (a watchdog lease); the owners
  * take a fair share; a dead instance's shards go to the others once its leases run out; and with two and
  * three relaying instances each event's SeatExpired messages reach Kafka in expiry order.

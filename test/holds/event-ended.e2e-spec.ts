@@ -1,5 +1,5 @@
 /**
- * Holds on an event past its start + HOLD_EVENT_RETENTION_SECONDS (issue 12). From then on the sweeper may
+ * Holds on an event past its start + HOLD_EVENT_RETENTION_SECONDS. From then on the sweeper may
  * delete the event's Redis keys (its BOOKED seats with them) and the boot repair no longer restores them:
  * a hold there would take seats PostgreSQL has booked and re-create keys nothing deletes any more. Such a
  * hold is refused, 409 EVENT_ENDED, and writes nothing. An event past its start but within retention

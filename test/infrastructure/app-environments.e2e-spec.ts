@@ -1,5 +1,5 @@
 /**
- * Each app validates only the variables it reads, and its configuration is a DI provider (issue 12):
+ * Each app validates only the variables it reads, and its configuration is a DI provider:
  * - the expiry consumer boots without AUTH_JWT_SECRET and without any Redis setting (it uses neither);
  * - the topic its @EventPattern handler consumes comes from the injected ExpiryConsumerConfig at bootstrap,
  *   not from the environment at import time: a test's overrideProvider reaches it.

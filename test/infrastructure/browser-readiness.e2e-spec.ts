@@ -1,5 +1,5 @@
 /**
- * Browser readiness (issue 12): CORS is off unless CORS_ORIGINS lists origins, and then a preflight from a
+ * Browser readiness: CORS is off unless CORS_ORIGINS lists origins, and then a preflight from a
  * listed origin is allowed (with the headers a box-office page needs to send and read) while any other
  * origin gets no CORS headers; every answer carries helmet's security headers. The seat picker page keeps
  * its own stricter policy (test/seat-picker covers the page itself).

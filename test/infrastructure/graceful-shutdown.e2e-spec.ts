@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown (issue 12): on SIGTERM the API first answers 503 on readiness (/health) so a load
+ * Graceful shutdown: on SIGTERM the API first answers 503 on readiness (/health) so a load
  * balancer stops sending it requests, keeps serving and answering liveness (/health/live) for
  * SHUTDOWN_DRAIN_MS, then closes and exits. The real entry point in a child process, as an operator runs it.
  */

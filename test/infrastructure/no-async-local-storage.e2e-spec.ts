@@ -1,7 +1,7 @@
 /**
  * Nothing the seat API does enters an AsyncLocalStorage: on Node 20 one in use puts init/before/after
  * hooks on every promise of the process, which cost the service about 30 % of its CPU per hold in
- * bench:http (504 -> 354 µs). Request ids reach the log lines that need them as arguments, and the lock
+ * bench:http. Request ids reach the log lines that need them as arguments, and the lock
  * is known in the synchronous start of a locked method (lock-context.ts); a library or a change that
  * brings an AsyncLocalStorage back onto a request path fails here, naming where it was entered.
  */

@@ -1,5 +1,5 @@
 /**
- * The served OpenAPI document (issue 12, "OpenAPI"): what a client generator needs, checked on the JSON
+ * The served OpenAPI document: what a client generator needs, checked on the JSON
  * the running app serves at /docs-json.
  *   - operation ids are the controller methods' names, and unique;
  *   - every error answer (4xx/5xx) of every route lists its codes as an `enum` on `code` (the health

@@ -1,5 +1,5 @@
 /**
- * DatabaseModule takes its own options (issue 12): forRoot, and forRootAsync with useFactory/inject or
+ * DatabaseModule takes its own options: forRoot, and forRootAsync with useFactory/inject or
  * useClass, each giving a DataSource on the real PostgreSQL, in the schema it was given, migrated. No
  * AppConfig.
  */

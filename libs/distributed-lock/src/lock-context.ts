@@ -4,9 +4,8 @@ import type { LockHandle } from './lock-handle';
  * The lock of the @DistributedLock method (or runExclusive callback) whose synchronous start is running.
  *
  * Why not AsyncLocalStorage: on Node 20 one AsyncLocalStorage in use makes every promise of the process
- * pay init/before/after hooks. In bench:http (2026-11-23) the seat API spent 354 µs of CPU per hold with
- * no AsyncLocalStorage (this one and the log context's) against 504 µs with them (two runs, 11:16 and
- * 11:20), for a value that every caller reads once, at the top.
+ * pay init/before/after hooks, which cost the seat API about 30 % of its CPU per hold in bench:http, for
+ * a value that every caller reads once, at the top.
  * So the scope is the synchronous part of the call: `runInLockScope` sets the handle, calls the function
  * and restores what was there before it returns its promise. Code after an `await` runs outside that
  * part (the microtask starts with an empty stack), where `currentLock()` throws instead of answering

@@ -51,7 +51,7 @@ export interface LockHandle {
    * promise of a command the caller has already handed to the same Redis client (issued synchronously,
    * before this call). The release is issued now, in the same tick, so an auto-pipelining client sends
    * both in one batch and Redis runs them in that order: the lock is held while the write runs, and the
-   * section costs one round trip less (issue 11). Resolves (or rejects) as `lastWrite` does, once the
+   * section costs one round trip less. Resolves (or rejects) as `lastWrite` does, once the
    * release has answered too; a failed release is logged, never thrown over the write's outcome (the lease
    * bounds the key). Only for a last write whose answer the section does not need before letting go.
    * Should the two ever reach Redis in the other order, the store's fencing check still refuses a write
@@ -61,7 +61,7 @@ export interface LockHandle {
   /**
    * The section's last write lets go of the lock itself: its store script checked `ownership`
    * (LOCK_OWNED_LUA's lock_owned) and deleted the lock keys (lock_let_go) in the same command, so no
-   * release is sent: one command less per section (issue 11). `letGo(answer)` tells from the write's answer
+   * release is sent: one command less per section. `letGo(answer)` tells from the write's answer
    * whether its script did (false when it refused because the lock was not this one's). When it did, the
    * lock is done here (no longer tracked, this process's waiters on its keys woken). When it did not, or the
    * write failed, the lock is released as usual before this settles (not for a pipelined acquire that did

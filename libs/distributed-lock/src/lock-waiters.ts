@@ -4,8 +4,8 @@
  *
  * Why a wake and not only a timer: a seat lock's critical section is a couple of round trips, but a
  * waiter that sleeps on a growing backoff (5, 10, 20 ... 200 ms) retries long after the lock was freed,
- * so under a flash sale the wait budget ran out behind locks that had been free most of the time (the
- * 503s of issue 11). Woken on release, a waiter retries at once.
+ * so under a flash sale the wait budget runs out behind locks that were free most of the time (503s
+ * BUSY). Woken on release, a waiter retries at once.
  *
  * Every waiter of a released key is woken, not just one: a waiter that then finds the lock taken again
  * (one of them wins) asks its contention handler, which typically answers at once (the seat is now held:

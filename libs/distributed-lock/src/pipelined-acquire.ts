@@ -10,7 +10,7 @@ import { LockScripts } from './lock-scripts';
  *
  * Why: a seat lock's section is acquire, one write, release. Waiting for the grant before writing costs a
  * round trip, and holds the lock across it: under a flash sale every other request for those seats finds
- * it busy for that long (issue 11). Sent in one tick, the acquire, the section's write and its release
+ * it busy for that long. Sent in one tick, the acquire, the section's write and its release
  * leave in one batch (auto-pipelining) and Redis runs them in that order, so the lock is held only while
  * the write runs. The write cannot know the grant, so its store checks the lock's `ownership` in its own
  * script: if the acquire did not take the lock, the write is refused there and changes nothing, and the

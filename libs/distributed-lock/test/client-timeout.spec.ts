@@ -1,5 +1,5 @@
 /**
- * (14, 18; issue 9 #13) A lock call that times out on the client can still run in Redis later. Uses a
+ * (14, 18) A lock call that times out on the client can still run in Redis later. Uses a
  * private redis-server paused with `CLIENT PAUSE ... WRITE`: our scripts wait in its input buffer, the
  * client gives up after its commandTimeout, then the pause ends and Redis runs them.
  */

@@ -1,5 +1,5 @@
 /**
- * How a busy acquire waits (issue 11): woken by a release in this process instead of sleeping on a
+ * How a busy acquire waits: woken by a release in this process instead of sleeping on a
  * backoff, a contention handler that may answer without the lock, and a longer budget for a holder in
  * this process than for one elsewhere. Against a real Redis.
  */

@@ -1,6 +1,6 @@
 /**
- * Edges of the lock against a real Redis, found by review (issue 9, items 9, 10 and 14). Test names carry
- * the scenario numbers of section (b) of shared/reference/distributed-locks.md, then the issue item.
+ * Edges of the lock against a real Redis, found by review. Test names start with the numbers of the
+ * lock failure scenarios they cover.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';

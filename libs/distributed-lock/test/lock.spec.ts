@@ -1,6 +1,6 @@
 /**
- * The lock against a real Redis. Test names carry the scenario numbers of section (b) of
- * shared/reference/distributed-locks.md.
+ * The lock against a real Redis. Test names start with the numbers of the lock failure scenarios they
+ * cover.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';

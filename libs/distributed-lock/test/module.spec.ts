@@ -1,5 +1,5 @@
 /**
- * (27; issue 12) DistributedLockModule built with Nest's ConfigurableModuleBuilder: forRoot, and forRootAsync
+ * (27) DistributedLockModule built with Nest's ConfigurableModuleBuilder: forRoot, and forRootAsync
  * with useFactory, useClass or useExisting, each giving a working lock service against the real Redis.
  */
 import { Injectable, Module } from '@nestjs/common';

@@ -1,5 +1,5 @@
 /**
- * (issue 11) Pipelined sections (RunOptions.pipelined): the acquire, the section's owner-checked write and
+ * Pipelined sections (RunOptions.pipelined): the acquire, the section's owner-checked write and
  * its release leave in one batch. A private redis-server, so round trips can be counted from its
  * `total_reads_processed` and no other test's traffic is mixed in.
  */

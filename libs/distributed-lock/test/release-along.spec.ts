@@ -1,5 +1,5 @@
 /**
- * (issue 11) LockHandle.releaseAlong: the release goes out in the same batch as the critical section's
+ * LockHandle.releaseAlong: the release goes out in the same batch as the critical section's
  * last write, so a section costs one round trip less, and Redis still runs the write before the release.
  * Counted on a private redis-server (its `total_reads_processed`), so no other test's traffic is mixed in.
  */

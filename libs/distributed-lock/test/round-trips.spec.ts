@@ -1,5 +1,5 @@
 /**
- * (11; issue 12) The hot path after the split: one EVALSHA to acquire, one to release, nothing else.
+ * (11) The hot path: one EVALSHA to acquire, one to release, nothing else.
  * Counted by a private redis-server's own command statistics, so no other test's traffic is mixed in.
  */
 import { startPrivateRedis, PrivateRedis } from '../../../test/support/private-redis';

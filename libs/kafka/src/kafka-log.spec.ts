@@ -1,7 +1,7 @@
 /**
  * kafkajs's own log lines go through Nest's logger (whatever the app installed: pino in the apps) at a
- * sane level, and a broker that refuses does not flood it: identical lines are collapsed (issue 12: about
- * 100 error lines a minute while Kafka was down). Real kafkajs against a port where nothing listens.
+ * sane level, and a broker that refuses does not flood it: identical lines are collapsed (kafkajs
+ * alone writes about 100 error lines a minute while Kafka is down). Real kafkajs against a port where nothing listens.
  */
 import { Logger, LoggerService } from '@nestjs/common';
 import { freePort } from '../../../test/support/private-redis';

@@ -1,5 +1,5 @@
 /**
- * KafkaModule takes its own options (issue 12): forRoot, and forRootAsync with useFactory/inject or
+ * KafkaModule takes its own options: forRoot, and forRootAsync with useFactory/inject or
  * useClass, each giving a kafkajs instance built from them that reaches the real broker. No AppConfig.
  */
 import { Injectable, Module } from '@nestjs/common';

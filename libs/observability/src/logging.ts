@@ -43,8 +43,8 @@ export function requestIdOf(raw: IncomingMessage): string {
  * `http_request_duration_seconds` metric), and no secrets: Authorization headers are never logged.
  * pino-http's middleware is not mounted on any route, and no AsyncLocalStorage carries the request id to
  * every line: on Node 20 one AsyncLocalStorage in use puts hooks on every promise of the process, which
- * cost the seat API 30 % of its CPU per hold (bench:http, 2026-11-23: 504 -> 354 µs without it and without
- * the lock's). The lines that say what a request did are written by its controller, which passes the
+ * cost the seat API about 30 % of its CPU per hold (bench:http, with the lock's AsyncLocalStorage
+ * too). The lines that say what a request did are written by its controller, which passes the
  * request id (`requestId` field); the error filter names it on every 5xx line.
  */
 export function loggingParams(o: LoggingOptions): Params {

@@ -2,7 +2,7 @@
  * Scripts whose key count is passed per call (`defineCommand(name, { lua })`, as the lock library and the
  * rate-limit sync define theirs) on the Cluster client, against the local Redis Cluster
  * (`scripts/infra.sh cluster up`, REDIS_CLUSTER_PORT): with auto-pipelining they join the batch of their
- * keys' master (they used to be sent alone, one socket write each), calls for every master in one tick
+ * keys' master (rather than each sent alone, one socket write each), calls for every master in one tick
  * all answer, a node that lost the script gets it again (EVAL after NOSCRIPT), a call whose keys span
  * slots fails alone without failing the calls batched with it, and explicit pipelines work as before.
  */

@@ -1,5 +1,5 @@
 /**
- * RedisModule takes its own options (issue 12): forRoot, and forRootAsync with useFactory/inject or
+ * RedisModule takes its own options: forRoot, and forRootAsync with useFactory/inject or
  * useClass, each giving a connected client with the options it was given, against the real Redis. No
  * AppConfig and no ConfigModule anywhere in these modules: the library can be lifted into another service.
  */

@@ -22,10 +22,10 @@ export function evalshaOrEval(evalsha: Call, evalScript: Call, sha: string, lua:
  *
  * Why: ioredis runs a defined script through its own Script command class, which wraps every call (a
  * subclass instance whose toWritable allocates a closure, an extra promise for its NOSCRIPT retry, the
- * arguments copied twice). The seat hold sends two such calls (its lock's acquire and release) beside
- * one FCALL, and in an A/B run of bench:http's uncontended hold this path cost the service 5-7 µs of
- * CPU per hold and 7-8 % of its holds/s. The Cluster client has sent them as EVALSHA since
- * create-cluster-client.ts (to batch them by their keys' master); this is the same call on one Redis.
+ * arguments copied twice). The seat hold sends such a call (its lock's acquire) beside one FCALL on every
+ * request, where that wrapping was a measurable share of the service's holds/s in bench:http's A/B
+ * runs. The Cluster client sends them as EVALSHA too (create-cluster-client.ts, to batch them by
+ * their keys' master); this is the same call on one Redis.
  *
  * - Each connection loads the defined scripts when it becomes ready (and a script defined later, at
  *   once), so calls made from then on find them after a reconnect or a Redis restart. A call that still

@@ -26,7 +26,7 @@ export const PER_HOLD_TIMEOUT_MS = 5000;
  * job runs on its own interval (SWEEP_INTERVAL_MS, on when SWEEPER_ENABLED), under its own lock (one
  * instance at a time, the others skip), with a bounded wait per hold, and one hold failing does not stop
  * the others. So a confirm stuck behind a PostgreSQL lock delays nothing but itself: sweeping never
- * waits on PostgreSQL (issue 9, defect 4).
+ * waits on PostgreSQL.
  */
 @Injectable()
 export class ConfirmReconciler implements OnApplicationBootstrap, BeforeApplicationShutdown {

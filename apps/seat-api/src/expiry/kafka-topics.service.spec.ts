@@ -1,7 +1,7 @@
 /**
- * Regression: an app closed while Kafka is unreachable must stop trying to create its topics. The
- * attempt in flight at shutdown used to schedule another one, and that loop kept a kafkajs client
- * retrying forever after close (it hung a CI run until its time limit).
+ * An app closed while Kafka is unreachable must stop trying to create its topics: an attempt in flight
+ * at shutdown that schedules another one keeps a kafkajs client retrying forever after close, and the
+ * process never exits.
  */
 import { Logger } from '@nestjs/common';
 import type { AppConfig } from '@app/config';

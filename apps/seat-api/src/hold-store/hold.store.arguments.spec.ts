@@ -1,8 +1,8 @@
 /**
  * The hold store's numeric arguments are whole milliseconds and counts. The scripts compare expiry
  * times as they were written (the hold record's expireAt against its due-index score), so a fractional
- * ttl used to be accepted and then half-swept: the hold read EXPIRED while its seats stayed HELD and no
- * SeatExpired went out. The API never sends one; the store now refuses it before writing anything.
+ * ttl, once accepted, would be half-swept: the hold reads EXPIRED while its seats stay HELD and no
+ * SeatExpired goes out. The API never sends one; the store refuses it before writing anything.
  */
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';

@@ -6,7 +6,7 @@ import { holdContention } from './holds.metrics';
 import { HoldLayout, HoldStore, SeatConflict } from '../hold-store';
 
 /**
- * The lock keys of seats: `seat:{s<k>}:<eventId>:<seatId>`, the tag of the event's shard (store/hold-keys.ts),
+ * The lock keys of seats: `seat:{s<k>}:<eventId>:<seatId>`, the tag of the event's shard (hold-store/hold-keys.ts),
  * so they share the slot and the fencing counter of the hold store's keys of that event.
  */
 export const seatLockKeys = (layout: HoldLayout, eventId: string, seatIds: readonly string[]) =>
@@ -44,8 +44,8 @@ export interface SeatLockHost {
  * A busy lock is waited for, then 503 BUSY:
  *   - held by a request of this instance: until it lets go (its release wakes the waiter at once), at
  *     most one lease (after which its keys are gone whatever it does). Under a flash sale the holder's
- *     few round trips queue behind this instance's own load for longer than lockWaitMs, and the wait
- *     ended in 503 although the answer was on its way.
+ *     few round trips queue behind this instance's own load for longer than lockWaitMs, and a wait of
+ *     lockWaitMs would end in 503 although the answer is on its way.
  *   - held by another instance (no wake crosses instances): polled with jitter for lockWaitMs.
  */
 export const SEAT_LOCK: DistributedLockOptions<[string, string[]]> = {
@@ -63,12 +63,12 @@ export interface HoldSeatLockHost extends SeatLockHost {
 }
 
 /**
- * The seat lock of a new hold: SEAT_LOCK, plus an answer for contention (issue 11).
+ * The seat lock of a new hold: SEAT_LOCK, plus an answer for contention.
  *
  * In a flash sale a locked seat is almost always being taken by the request that holds its lock, and
  * the true answer for everyone else is 409 SEATS_UNAVAILABLE, not 503 BUSY. So each time the lock is
  * found busy (the first attempt, each retry after a wake or a poll, the last one when the wait runs out) the request reads
- * its seats' states without the lock (one read-only script, see store/seat-conflicts.ts):
+ * its seats' states without the lock (one read-only script, see hold-store/seat-conflicts.ts):
  *   - any seat HELD or BOOKED: answer 409 SEATS_UNAVAILABLE with the conflict list, exactly as the hold
  *     script would have, without waiting. True at the moment of the read, which is all a 409 ever says
  *     (the locked script's 409 is as old by the time it reaches the client).
@@ -86,7 +86,7 @@ export interface HoldSeatLockHost extends SeatLockHost {
  * owner token before it reads or writes anything (NOT_LOCKED otherwise), takes the shard's fencing counter
  * as its token, the lock being its own at that moment, and deletes the lock's keys as its last change
  * (LockHandle.releasedBy: no release command). So the lock is held only while the script runs: requests of one instance share one auto-pipelined connection and Redis runs one
- * batch after another, so they no longer find each other's seat locks busy at all. (Not with
+ * batch after another, so they never find each other's seat locks busy at all. (Not with
  * REDIS_WAIT_REPLICAS > 0: the lock is then kept across the WAIT and a possible undo, HoldsService.)
  * A lock held elsewhere (another instance mid-change, or a confirm) makes the first acquire answer busy
  * and the script refuse; the request then waits and asks as described above, and runs again with its

@@ -49,7 +49,7 @@ interface Window {
 
 /**
  * The hit counts behind @nestjs/throttler, shared by every instance through Redis without a Redis round
- * trip per request (a hold already makes three, the most issue #11 allows). Each instance decides from
+ * trip per request (a hold's own round trip is all its budget). Each instance decides from
  * what it knows: the shared total as of its last sync plus its own hits since. Every SYNC_INTERVAL_MS it
  * adds its new hits to the shared counters and learns the totals: one script call per interval for all
  * callers (one per counter group's hash slot on a Cluster). On one instance the limit is exact; a caller spread over several instances can get past it by
@@ -65,8 +65,8 @@ export class SyncedThrottlerStorage implements ThrottlerStorage, OnModuleInit, O
   private readonly windows = new Map<string, Window>();
   /**
    * The windows in recency order: a ring through this sentinel, `newer` the least recently used, `older`
-   * the most recently used. A hit relinks its window; moving it to the end of the Map (delete + set, as
-   * this did) cost ~0.6 µs per request on 5,000 callers (bench:http) and left the table to be rebuilt.
+   * the most recently used. A hit relinks its window; moving it to the end of the Map instead (delete +
+   * set) costs a delete and an insert per request and leaves the Map's table to be rebuilt.
    */
   private readonly ring = { id: '' } as Window;
   private readonly dirty = new Set<string>();

@@ -30,7 +30,7 @@ export interface Settled {
  *
  * So at every moment both stores tell one story: CONFIRMED in both, or no booking in PostgreSQL and a
  * hold that GET, extend, release, confirm and the seat map all treat alike. The marker is per attempt,
- * not per hold: giving up one slow attempt never makes the hold unconfirmable (issue 9, defect 3).
+ * not per hold: giving up one slow attempt never makes the hold unconfirmable.
  *
  * Who may give an attempt up: whoever holds the hold's seat lock (a live confirm keeps its PostgreSQL
  * work within its lease, so nobody else is writing that attempt), or anyone once the attempt's confirm

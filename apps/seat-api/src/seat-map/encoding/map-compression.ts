@@ -62,10 +62,10 @@ const MAX_WAITS = 3;
  * - one running for the same representation and coding: it waits for that one too (same reasoning);
  * - one running for another version (or coding): it waits for that one to end, then starts its own (or
  *   joins the one another such read started). So compressions of an event run one after the other,
- *   never one per read, and a read waits out at most MAX_WAITS of them (then sends identity). Before, such a read sent the
- *   identity body: on a 100,000-seat map changing 10 times a second most reads came during another
- *   version's compression and got 15 MB each (357 MiB/s of writes in bench:seat-map, 11:53), which
- *   stalled the event loop for everyone; a second wait is still cheaper than that.
+ *   never one per read, and a read waits out at most MAX_WAITS of them (then sends identity). Sending the identity
+ *   body instead would, on a 100,000-seat map changing 10 times a second, send most reads 15 MB each
+ *   (they come during another version's compression), which stalls the event loop for everyone
+ *   (bench:seat-map's changing-map case); a second wait is cheaper than that.
  * A result whose version is gone by the time it is ready is still sent to the reads that waited for it
  * (it is their representation: the same as an identity body rendered when they came), but not kept.
  */
