@@ -8,6 +8,7 @@ module.exports = {
   moduleNameMapper: {
     '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src',
     '^@app/([a-z-]+)/(.*)$': '<rootDir>/libs/$1/src/$2',
+    '^@test/support/(.*)$': '<rootDir>/test/support/$1',
   },
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',

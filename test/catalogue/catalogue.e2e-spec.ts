@@ -5,10 +5,10 @@
 import Redis from 'ioredis';
 import { REDIS_CLIENT } from '@app/redis';
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
-import { retainUntil } from '../support/hold-store';
+import { retainUntil } from '@test/support/hold-store';
 import { DEMO_EVENT_ID } from '../../apps/seat-api/src/catalogue/demo-seed.service';
-import { Db, openDb } from '../support/db';
-import { Api, createEvent, startApi } from '../support/seat-api';
+import { Db, openDb } from '@test/support/db';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
 
 let api: Api;
 let db: Db;

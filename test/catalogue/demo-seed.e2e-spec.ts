@@ -7,9 +7,9 @@ import { decodeJwt } from 'jose';
 import { DEMO_EVENT_ID } from '../../apps/seat-api/src/catalogue/demo-seed.service';
 import { REDIS_CLIENT } from '@app/redis';
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
-import { retainUntil } from '../support/hold-store';
-import { Db, openDb } from '../support/db';
-import { Api, startApi } from '../support/seat-api';
+import { retainUntil } from '@test/support/hold-store';
+import { Db, openDb } from '@test/support/db';
+import { Api, startApi } from '@test/support/seat-api';
 
 const JWT = /eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/g;
 

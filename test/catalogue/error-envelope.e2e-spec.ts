@@ -2,7 +2,7 @@
  * One error envelope for everything that can go wrong at the HTTP edge, Fastify's own errors included:
  * `{ statusCode, code, message, errors?, requestId }`, with the request id echoed in `x-request-id`.
  */
-import { Api, createEvent, startApi } from '../support/seat-api';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
 
 let api: Api;
 let token: string;

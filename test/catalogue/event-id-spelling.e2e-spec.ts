@@ -10,7 +10,7 @@ import Redis from 'ioredis';
 import { AppConfig } from '@app/config';
 import { CatalogueService } from '../../apps/seat-api/src/catalogue/catalogue.service';
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
-import { Api, configWith, createEvent, startApi } from '../support/seat-api';
+import { Api, configWith, createEvent, startApi } from '@test/support/seat-api';
 
 const BUDGET = 256 * 1024;
 

@@ -11,10 +11,10 @@ import {
   confirmHold,
   expectAgreement,
   holdSeats,
-} from '../support/confirm-agreement';
-import { Db, openDb } from '../support/db';
-import { eventually } from '../support/eventually';
-import { Api, createEvent, startApi } from '../support/seat-api';
+} from '@test/support/confirm-agreement';
+import { Db, openDb } from '@test/support/db';
+import { eventually } from '@test/support/eventually';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
 
 let api: Api;
 let db: Db;

@@ -3,8 +3,8 @@
  * through the one validation pipe: `limit=abc` is a 400 (not 200 with the default), `offset=-1` blames
  * `offset`, and OpenAPI marks both optional (they have defaults).
  */
-import { Db, openDb } from '../support/db';
-import { Api, createEvent, startApi } from '../support/seat-api';
+import { Db, openDb } from '@test/support/db';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
 
 let api: Api;
 let db: Db;

@@ -3,8 +3,8 @@
  * seat_expired_seats_total, as its SeatExpired is counted in seat_expired_published_total once Kafka has it.
  * Real Redis, PostgreSQL and Kafka, the sweeper and relay on their own schedule.
  */
-import { eventually } from '../support/eventually';
-import { Api, createEvent, startApi } from '../support/seat-api';
+import { eventually } from '@test/support/eventually';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
 
 jest.setTimeout(60_000);
 

@@ -8,9 +8,9 @@ import { Client } from 'pg';
 import { startExpiryConsumer } from '../../apps/expiry-consumer/src/create-consumer';
 import { HoldIds, HoldStore } from '../../apps/seat-api/src/hold-store';
 import { createSeatApi } from '../../apps/seat-api/src/bootstrap/create-app';
-import { eventually, TopicProbe } from '../support/kafka-probe';
-import { Api, createEvent, sleep, startApi } from '../support/seat-api';
-import { testRedisClient } from '../support/test-redis';
+import { eventually, TopicProbe } from '@test/support/kafka-probe';
+import { Api, createEvent, sleep, startApi } from '@test/support/seat-api';
+import { testRedisClient } from '@test/support/test-redis';
 
 jest.setTimeout(120_000);
 

@@ -9,10 +9,10 @@ import Redis from 'ioredis';
 import { HoldIds, HoldStore } from '../../apps/seat-api/src/hold-store';
 import { OutboxMeter } from '../../apps/seat-api/src/expiry/outbox/outbox-meter';
 import { OutboxRelayService } from '../../apps/seat-api/src/expiry/outbox/outbox-relay.service';
-import { eventually, TopicProbe } from '../support/kafka-probe';
-import { PrivateKafka } from '../support/private-kafka';
-import { Api, createEvent, startApi } from '../support/seat-api';
-import { testRedisClient } from '../support/test-redis';
+import { eventually, TopicProbe } from '@test/support/kafka-probe';
+import { PrivateKafka } from '@test/support/private-kafka';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
+import { testRedisClient } from '@test/support/test-redis';
 
 jest.setTimeout(240_000);
 

@@ -8,11 +8,11 @@
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { HoldIds, HoldStore } from '../../apps/seat-api/src/hold-store';
-import { confirmHold, holdSeats } from '../support/confirm-agreement';
-import { eventually } from '../support/eventually';
-import { seatStates } from '../support/hold-store';
-import { Api, createEvent, startApi } from '../support/seat-api';
-import { testRedisClient } from '../support/test-redis';
+import { confirmHold, holdSeats } from '@test/support/confirm-agreement';
+import { eventually } from '@test/support/eventually';
+import { seatStates } from '@test/support/hold-store';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
+import { testRedisClient } from '@test/support/test-redis';
 
 let api: Api;
 let store: HoldStore;

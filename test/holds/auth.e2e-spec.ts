@@ -3,7 +3,7 @@
  * user id. Anything else is 401; a missing role is 403; the holder always comes from the token.
  */
 import { SignJWT, UnsecuredJWT } from 'jose';
-import { Api, createEvent, startApi } from '../support/seat-api';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
 
 const ISSUER = 'https://auth.example.test';
 let api: Api;

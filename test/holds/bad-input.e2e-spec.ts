@@ -3,9 +3,9 @@
  * exist), and nothing changes — neither the hold in Redis nor the bookings in PostgreSQL.
  */
 import Redis from 'ioredis';
-import { Db, openDb } from '../support/db';
-import { storeSnapshot } from '../support/store-snapshot';
-import { Api, createEvent, startApi } from '../support/seat-api';
+import { Db, openDb } from '@test/support/db';
+import { storeSnapshot } from '@test/support/store-snapshot';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
 
 let api: Api;
 let db: Db;

@@ -12,9 +12,9 @@ import {
   expectAgreement,
   holdSeats,
   pgVerdict,
-} from '../support/confirm-agreement';
-import { Db, openDb } from '../support/db';
-import { Api, createEvent, startApi } from '../support/seat-api';
+} from '@test/support/confirm-agreement';
+import { Db, openDb } from '@test/support/db';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
 
 let api: Api;
 let db: Db;

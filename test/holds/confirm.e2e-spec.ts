@@ -5,11 +5,11 @@
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
-import { beginConfirmThenStop } from '../support/confirm-agreement';
-import { Db, openDb } from '../support/db';
-import { holdRecordKeys, seatStates } from '../support/hold-store';
-import { Api, createEvent, startApi } from '../support/seat-api';
-import { testRedisClient } from '../support/test-redis';
+import { beginConfirmThenStop } from '@test/support/confirm-agreement';
+import { Db, openDb } from '@test/support/db';
+import { holdRecordKeys, seatStates } from '@test/support/hold-store';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
+import { testRedisClient } from '@test/support/test-redis';
 
 let api: Api;
 let db: Db;

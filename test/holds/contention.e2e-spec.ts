@@ -1,7 +1,7 @@
 /** Flash-sale behaviour over real HTTP: one winner per seat, no shared seats, no 500s. */
 import Redis from 'ioredis';
-import { Api, createEvent, startApi } from '../support/seat-api';
-import { testRedisClient } from '../support/test-redis';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
+import { testRedisClient } from '@test/support/test-redis';
 
 let api: Api;
 let eventId: string;

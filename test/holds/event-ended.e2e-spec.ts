@@ -8,7 +8,7 @@
 import type Redis from 'ioredis';
 import { REDIS_CLIENT } from '@app/redis';
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
-import { Api, startApi } from '../support/seat-api';
+import { Api, startApi } from '@test/support/seat-api';
 
 const DAY_MS = 86_400_000;
 

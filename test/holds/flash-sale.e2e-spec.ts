@@ -6,8 +6,8 @@
  */
 import Redis from 'ioredis';
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
-import { Api, createEvent, startApi } from '../support/seat-api';
-import { testRedisClient } from '../support/test-redis';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
+import { testRedisClient } from '@test/support/test-redis';
 
 let api: Api;
 let redis: Redis;

@@ -1,6 +1,6 @@
 /** The holds API over real HTTP against real Redis and PostgreSQL: every row of the API table. */
 import { Client } from 'pg';
-import { Api, createEvent, sleep, startApi } from '../support/seat-api';
+import { Api, createEvent, sleep, startApi } from '@test/support/seat-api';
 
 let api: Api;
 let alice: string;

@@ -7,7 +7,7 @@ import { DistributedLockService } from '@app/distributed-lock';
 import { REDIS_CLIENT } from '@app/redis';
 import { seatLockKeys } from '../../apps/seat-api/src/holds/holds.service';
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
-import { Api, createEvent, startApi } from '../support/seat-api';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
 
 let api: Api;
 let eventId: string;

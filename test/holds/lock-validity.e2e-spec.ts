@@ -5,11 +5,11 @@
  */
 import Redis from 'ioredis';
 import { Client } from 'pg';
-import { beginConfirmThenStop, holdSeats } from '../support/confirm-agreement';
-import { eventually } from '../support/eventually';
+import { beginConfirmThenStop, holdSeats } from '@test/support/confirm-agreement';
+import { eventually } from '@test/support/eventually';
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
-import { Api, createEvent, startApi } from '../support/seat-api';
-import { testRedisClient } from '../support/test-redis';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
+import { testRedisClient } from '@test/support/test-redis';
 
 let api: Api;
 let redis: Redis;

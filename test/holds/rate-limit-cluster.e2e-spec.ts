@@ -11,7 +11,7 @@ import { loadConfig } from '@app/config';
 import { connectRedis, createRedisClient, RedisClient } from '@app/redis';
 import { keySlot } from '../../apps/seat-api/src/rate-limit/key-slot';
 import { SyncedThrottlerStorage } from '../../apps/seat-api/src/rate-limit/synced-throttler.storage';
-import { redisClusterSuite } from '../support/redis-cluster-suite';
+import { redisClusterSuite } from '@test/support/redis-cluster-suite';
 
 jest.setTimeout(60_000);
 

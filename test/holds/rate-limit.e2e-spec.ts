@@ -5,8 +5,8 @@
  */
 import Redis from 'ioredis';
 import { SyncedThrottlerStorage } from '../../apps/seat-api/src/rate-limit/synced-throttler.storage';
-import { eventually } from '../support/eventually';
-import { Api, createEvent, startApi } from '../support/seat-api';
+import { eventually } from '@test/support/eventually';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
 
 const WINDOW_SECONDS = 3600;
 let one: Api;

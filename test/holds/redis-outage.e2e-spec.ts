@@ -2,9 +2,9 @@
  * Redis down: every hold route answers 503 DEPENDENCY_UNAVAILABLE with Retry-After in the envelope
  * (never a 500, never a hang), and the service recovers by itself when Redis is back.
  */
-import { eventually } from '../support/eventually';
-import { PrivateRedis, startPrivateRedis } from '../support/private-redis';
-import { Api, createEvent, startApi } from '../support/seat-api';
+import { eventually } from '@test/support/eventually';
+import { PrivateRedis, startPrivateRedis } from '@test/support/private-redis';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
 
 let redis: PrivateRedis;
 let api: Api;

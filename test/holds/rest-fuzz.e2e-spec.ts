@@ -7,9 +7,9 @@
 import fc from 'fast-check';
 import Redis from 'ioredis';
 import { SignJWT } from 'jose';
-import { Db, openDb } from '../support/db';
-import { storeSnapshot } from '../support/store-snapshot';
-import { Api, createEvent, startApi } from '../support/seat-api';
+import { Db, openDb } from '@test/support/db';
+import { storeSnapshot } from '@test/support/store-snapshot';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
 
 jest.setTimeout(240_000);
 

@@ -5,9 +5,9 @@
  * the event (the app's background work, which names shards, is left out).
  */
 import Redis from 'ioredis';
-import { Api, createEvent, startApi } from '../support/seat-api';
-import { PrivateRedis, startPrivateRedis } from '../support/private-redis';
-import { sleep } from '../support/seat-api';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
+import { PrivateRedis, startPrivateRedis } from '@test/support/private-redis';
+import { sleep } from '@test/support/seat-api';
 
 jest.setTimeout(60_000);
 

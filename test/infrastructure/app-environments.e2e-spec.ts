@@ -14,7 +14,7 @@ import { ExpiryConsumerConfig } from '@app/config';
 import { seatExpiredEvent, seatExpiredKafkaMessage } from '@app/contracts';
 import { ConsumerModule } from '../../apps/expiry-consumer/src/consumer.module';
 import { startExpiryConsumer } from '../../apps/expiry-consumer/src/create-consumer';
-import { eventually } from '../support/eventually';
+import { eventually } from '@test/support/eventually';
 
 jest.setTimeout(90_000);
 

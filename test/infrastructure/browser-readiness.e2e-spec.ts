@@ -6,7 +6,7 @@
  * The configured app gets its AppConfig through overrideProvider, not process.env.
  */
 import { AppConfig } from '@app/config';
-import { Api, configWith, startApi } from '../support/seat-api';
+import { Api, configWith, startApi } from '@test/support/seat-api';
 
 const ALLOWED = 'https://box-office.example';
 const OTHER = 'https://elsewhere.example';

@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../support/private-redis';
-import { isLive, SpawnedApi, spawnApi } from '../support/spawn-api';
+import { freePort } from '@test/support/private-redis';
+import { isLive, SpawnedApi, spawnApi } from '@test/support/spawn-api';
 
 let dir: string;
 let api: SpawnedApi | undefined;

@@ -7,9 +7,9 @@
 import 'reflect-metadata';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createSeatApi } from '../../apps/seat-api/src/bootstrap/create-app';
-import { eventually } from '../support/eventually';
-import { PrivateKafka } from '../support/private-kafka';
-import { PrivateRedis, startPrivateRedis } from '../support/private-redis';
+import { eventually } from '@test/support/eventually';
+import { PrivateKafka } from '@test/support/private-kafka';
+import { PrivateRedis, startPrivateRedis } from '@test/support/private-redis';
 
 jest.setTimeout(180_000);
 

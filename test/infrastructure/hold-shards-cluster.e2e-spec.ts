@@ -9,9 +9,9 @@ import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import Redis from 'ioredis';
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
-import { eventually, TopicProbe } from '../support/kafka-probe';
-import { Api, createEvent, startApi } from '../support/seat-api';
-import { redisClusterSuite } from '../support/redis-cluster-suite';
+import { eventually, TopicProbe } from '@test/support/kafka-probe';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
+import { redisClusterSuite } from '@test/support/redis-cluster-suite';
 
 jest.setTimeout(120_000);
 

@@ -16,8 +16,8 @@ import { Client } from 'pg';
 import { loadConfig } from '@app/config';
 import { runMigrations } from '@app/database';
 import { connectRedis, createRedisClient } from '@app/redis';
-import { freePort, startPrivateRedis } from '../support/private-redis';
-import { redisClusterSuite } from '../support/redis-cluster-suite';
+import { freePort, startPrivateRedis } from '@test/support/private-redis';
+import { redisClusterSuite } from '@test/support/redis-cluster-suite';
 
 const config = loadConfig();
 

@@ -6,7 +6,7 @@
  * brings an AsyncLocalStorage back onto a request path fails here, naming where it was entered.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Api, createEvent, startApi } from '../support/seat-api';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
 
 const entered: string[] = [];
 const originals = {

@@ -12,7 +12,7 @@
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import { Api, startApi } from '../support/seat-api';
+import { Api, startApi } from '@test/support/seat-api';
 
 interface Schema {
   $ref?: string;

@@ -21,10 +21,10 @@ import {
   RedisHealthIndicator,
   RedisModule,
 } from '@app/redis';
-import { clusterPorts, clusterSeeds, onNode } from '../support/cluster-nodes';
-import { eventually } from '../support/eventually';
-import { startPrivateRedis } from '../support/private-redis';
-import { redisClusterSuite } from '../support/redis-cluster-suite';
+import { clusterPorts, clusterSeeds, onNode } from '@test/support/cluster-nodes';
+import { eventually } from '@test/support/eventually';
+import { startPrivateRedis } from '@test/support/private-redis';
+import { redisClusterSuite } from '@test/support/redis-cluster-suite';
 
 jest.setTimeout(60_000);
 

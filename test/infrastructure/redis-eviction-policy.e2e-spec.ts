@@ -10,8 +10,8 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Redis from 'ioredis';
 import { readMaxmemoryPolicy } from '@app/redis';
 import { createSeatApi } from '../../apps/seat-api/src/bootstrap/create-app';
-import { eventually } from '../support/eventually';
-import { PrivateRedis, startPrivateRedis } from '../support/private-redis';
+import { eventually } from '@test/support/eventually';
+import { PrivateRedis, startPrivateRedis } from '@test/support/private-redis';
 
 jest.setTimeout(60_000);
 

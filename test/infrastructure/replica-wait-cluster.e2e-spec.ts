@@ -13,11 +13,11 @@ import { loadConfig } from '@app/config';
 import { connectRedis, createRedisClient, ReplicaAcks, ReplicaAckTimeoutError } from '@app/redis';
 import { Cluster } from 'ioredis';
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
-import { clusterPorts, masterOfKey, onNode, pidOf, syncedReplicaOf } from '../support/cluster-nodes';
-import { eventually } from '../support/eventually';
-import { failoverUnderLoad } from '../support/failover-load';
-import { redisClusterSuite } from '../support/redis-cluster-suite';
-import { Api, createEvent, startApi } from '../support/seat-api';
+import { clusterPorts, masterOfKey, onNode, pidOf, syncedReplicaOf } from '@test/support/cluster-nodes';
+import { eventually } from '@test/support/eventually';
+import { failoverUnderLoad } from '@test/support/failover-load';
+import { redisClusterSuite } from '@test/support/redis-cluster-suite';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
 
 jest.setTimeout(180_000);
 

@@ -8,11 +8,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { PrivateRedis, startPrivateRedis } from '../support/private-redis';
-import { eventually } from '../support/eventually';
-import { Api, createEvent, startApi } from '../support/seat-api';
+import { PrivateRedis, startPrivateRedis } from '@test/support/private-redis';
+import { eventually } from '@test/support/eventually';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
-import { holdRecordKeys } from '../support/hold-store';
+import { holdRecordKeys } from '@test/support/hold-store';
 
 jest.setTimeout(60_000);
 

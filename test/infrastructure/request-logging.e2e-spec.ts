@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import { eventually } from '../support/eventually';
-import { freePort } from '../support/private-redis';
-import { SpawnedApi, spawnApi } from '../support/spawn-api';
+import { eventually } from '@test/support/eventually';
+import { freePort } from '@test/support/private-redis';
+import { SpawnedApi, spawnApi } from '@test/support/spawn-api';
 
 let dir: string;
 let api: SpawnedApi;

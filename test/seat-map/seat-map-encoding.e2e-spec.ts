@@ -10,8 +10,8 @@
  */
 import { request } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { PrivateRedis, startPrivateRedis } from '../support/private-redis';
-import { Api, startApi } from '../support/seat-api';
+import { PrivateRedis, startPrivateRedis } from '@test/support/private-redis';
+import { Api, startApi } from '@test/support/seat-api';
 
 let redis: PrivateRedis;
 let api: Api;

@@ -7,9 +7,9 @@
  */
 import Redis from 'ioredis';
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
-import { eventually } from '../support/eventually';
-import { openSse, SseEvent, SseStream } from '../support/sse';
-import { Api, createEvent, startApi } from '../support/seat-api';
+import { eventually } from '@test/support/eventually';
+import { openSse, SseEvent, SseStream } from '@test/support/sse';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
 
 let api: Api;
 let alice: string;

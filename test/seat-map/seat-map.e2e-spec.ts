@@ -5,10 +5,10 @@
  * Redis: never HGETALL, HSCAN only to build a cold snapshot or to rebuild one whose log was trimmed.
  */
 import { HoldIds, HoldStore } from '../../apps/seat-api/src/hold-store';
-import { eventually } from '../support/eventually';
-import { seatStates } from '../support/hold-store';
-import { PrivateRedis, startPrivateRedis } from '../support/private-redis';
-import { Api, startApi } from '../support/seat-api';
+import { eventually } from '@test/support/eventually';
+import { seatStates } from '@test/support/hold-store';
+import { PrivateRedis, startPrivateRedis } from '@test/support/private-redis';
+import { Api, startApi } from '@test/support/seat-api';
 
 let redis: PrivateRedis;
 let api: Api;

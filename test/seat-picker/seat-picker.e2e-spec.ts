@@ -9,7 +9,7 @@ import { Logger } from '@nestjs/common';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DEMO_EVENT_ID } from '../../apps/seat-api/src/catalogue/demo-seed.service';
 import { SEAT_PICKER_DIR } from '../../apps/seat-api/src/seat-picker/seat-picker.module';
-import { Api, createEvent, startApi } from '../support/seat-api';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
 import { CHROMIUM, launchChromium, NO_CHROMIUM, screenshot, seatsShow } from './browser';
 
 const SEEN_WITHIN_MS = 1000; // "seats other people hold turn grey within a second"

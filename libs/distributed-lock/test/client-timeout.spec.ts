@@ -5,8 +5,8 @@
  */
 import Redis from 'ioredis';
 import { LockBackendError, LockOutcomeUnknownError } from '../src';
-import { startPrivateRedis, PrivateRedis } from '../../../test/support/private-redis';
-import { eventually } from '../../../test/support/eventually';
+import { startPrivateRedis, PrivateRedis } from '@test/support/private-redis';
+import { eventually } from '@test/support/eventually';
 import { lockService, testRedis } from './support';
 
 let server: PrivateRedis;

@@ -10,7 +10,7 @@ import { Registry } from 'prom-client';
 import { LockBackendError, LockHandle, LockLostError, LockNotAcquiredError } from '../src';
 import { DistributedLockService } from '../src/distributed-lock.service';
 import { LockScripts } from '../src/lock-scripts';
-import { eventually } from '../../../test/support/eventually';
+import { eventually } from '@test/support/eventually';
 import { lockService, testRedis } from './support';
 
 let redis: Redis;

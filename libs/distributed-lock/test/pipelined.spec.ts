@@ -5,7 +5,7 @@
  */
 import Redis from 'ioredis';
 import { Registry } from 'prom-client';
-import { startPrivateRedis, PrivateRedis } from '../../../test/support/private-redis';
+import { startPrivateRedis, PrivateRedis } from '@test/support/private-redis';
 import {
   LOCK_OWNED_LUA,
   LockBackendError,
@@ -13,7 +13,7 @@ import {
   LockNotAcquiredError,
   LockNotOwnedError,
 } from '../src';
-import { eventually } from '../../../test/support/eventually';
+import { eventually } from '@test/support/eventually';
 import { lockService } from './support';
 
 let server: PrivateRedis;

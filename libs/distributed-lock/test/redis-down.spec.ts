@@ -1,6 +1,6 @@
 /** (14) Redis stopped mid-test: typed errors, fast, then recovery when it returns. Uses a private redis-server. */
 import { LockBackendError } from '../src';
-import { startPrivateRedis, PrivateRedis } from '../../../test/support/private-redis';
+import { startPrivateRedis, PrivateRedis } from '@test/support/private-redis';
 import { eventually, lockService, testRedis } from './support';
 
 let server: PrivateRedis;

@@ -4,7 +4,7 @@
  * Counted on a private redis-server (its `total_reads_processed`), so no other test's traffic is mixed in.
  */
 import Redis from 'ioredis';
-import { startPrivateRedis, PrivateRedis } from '../../../test/support/private-redis';
+import { startPrivateRedis, PrivateRedis } from '@test/support/private-redis';
 import { lockService } from './support';
 
 let server: PrivateRedis;

@@ -2,7 +2,7 @@
  * (11) The hot path: one EVALSHA to acquire, one to release, nothing else.
  * Counted by a private redis-server's own command statistics, so no other test's traffic is mixed in.
  */
-import { startPrivateRedis, PrivateRedis } from '../../../test/support/private-redis';
+import { startPrivateRedis, PrivateRedis } from '@test/support/private-redis';
 import { lockService, testRedis } from './support';
 
 let server: PrivateRedis;

@@ -4,7 +4,7 @@
  * alone writes about 100 error lines a minute while Kafka is down). Real kafkajs against a port where nothing listens.
  */
 import { Logger, LoggerService } from '@nestjs/common';
-import { freePort } from '../../../test/support/private-redis';
+import { freePort } from '@test/support/private-redis';
 import { createKafka } from './create-kafka';
 
 interface Line {

@@ -9,8 +9,8 @@
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import { Cluster } from 'ioredis';
-import { clusterPorts, onNode } from '../../../test/support/cluster-nodes';
-import { redisClusterSuite } from '../../../test/support/redis-cluster-suite';
+import { clusterPorts, onNode } from '@test/support/cluster-nodes';
+import { redisClusterSuite } from '@test/support/redis-cluster-suite';
 import { connectRedis, createRedisClient } from './create-redis-client';
 import { keySlot } from './key-slot';
 

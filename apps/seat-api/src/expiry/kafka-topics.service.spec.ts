@@ -6,7 +6,7 @@
 import { Logger } from '@nestjs/common';
 import type { AppConfig } from '@app/config';
 import { createKafka } from '@app/kafka';
-import { freePort } from '../../../../test/support/private-redis';
+import { freePort } from '@test/support/private-redis';
 import { KafkaTopicsService } from './kafka-topics.service';
 
 it('stops retrying topic creation once the app shuts down, even with an attempt in flight', async () => {

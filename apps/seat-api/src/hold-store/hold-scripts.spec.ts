@@ -4,7 +4,7 @@
  * restart without persistence) answers the next call once the store has loaded it again, with no error.
  */
 import Redis from 'ioredis';
-import { createHold, newHoldEventIds, openHoldStore } from '../../../../test/support/hold-store';
+import { createHold, newHoldEventIds, openHoldStore } from '@test/support/hold-store';
 import { HoldStore } from './hold.store';
 
 const newEventId = newHoldEventIds();

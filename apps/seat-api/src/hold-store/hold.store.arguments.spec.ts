@@ -7,8 +7,8 @@
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
-import { createHold, seatStates } from '../../../../test/support/hold-store';
-import { eventIdsInDistinctShards } from '../../../../test/support/shard-events';
+import { createHold, seatStates } from '@test/support/hold-store';
+import { eventIdsInDistinctShards } from '@test/support/shard-events';
 import { HoldLayout } from './hold-keys';
 import { HoldStore } from './hold.store';
 

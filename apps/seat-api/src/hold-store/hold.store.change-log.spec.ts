@@ -7,10 +7,10 @@
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
-import { eventually } from '../../../../test/support/eventually';
-import { createHold, seatStates, untilRedisTimePasses } from '../../../../test/support/hold-store';
+import { eventually } from '@test/support/eventually';
+import { createHold, seatStates, untilRedisTimePasses } from '@test/support/hold-store';
 import { HoldStore } from './hold.store';
-import { eventIdsInDistinctShards } from '../../../../test/support/shard-events';
+import { eventIdsInDistinctShards } from '@test/support/shard-events';
 import { HoldLayout } from './hold-keys';
 
 const newEventId = eventIdsInDistinctShards(new HoldLayout(loadConfig().holds.shards));

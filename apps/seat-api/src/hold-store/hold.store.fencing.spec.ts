@@ -7,12 +7,12 @@
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
-import { createdHold, createHold } from '../../../../test/support/hold-store';
-import { PrivateRedis, startPrivateRedis } from '../../../../test/support/private-redis';
+import { createdHold, createHold } from '@test/support/hold-store';
+import { PrivateRedis, startPrivateRedis } from '@test/support/private-redis';
 import { HoldIds } from './hold-ids';
 import { HoldStore } from './hold.store';
 import { holdLetGoOfLock } from './hold.types';
-import { eventIdsInDistinctShards } from '../../../../test/support/shard-events';
+import { eventIdsInDistinctShards } from '@test/support/shard-events';
 import { HoldLayout } from './hold-keys';
 
 const newEventId = eventIdsInDistinctShards(new HoldLayout(loadConfig().holds.shards));

@@ -12,7 +12,7 @@ import {
   openHoldStore,
   seatStates,
   untilRedisTimePasses as untilRedisTime,
-} from '../../../../test/support/hold-store';
+} from '@test/support/hold-store';
 import { HoldStore } from './hold.store';
 
 const newEventId = newHoldEventIds();

@@ -17,7 +17,7 @@ import {
   newHoldEventIds,
   openHoldStore,
   TestHold,
-} from '../../../../test/support/hold-store';
+} from '@test/support/hold-store';
 
 const newEventId = newHoldEventIds();
 

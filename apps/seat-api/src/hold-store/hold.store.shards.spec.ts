@@ -7,9 +7,9 @@ import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
-import { eventually } from '../../../../test/support/eventually';
-import { createdHold, retainUntil } from '../../../../test/support/hold-store';
-import { eventIdsInDistinctShards } from '../../../../test/support/shard-events';
+import { eventually } from '@test/support/eventually';
+import { createdHold, retainUntil } from '@test/support/hold-store';
+import { eventIdsInDistinctShards } from '@test/support/shard-events';
 import { fnv1a32, HoldLayout } from './hold-keys';
 import { HoldStore } from './hold.store';
 

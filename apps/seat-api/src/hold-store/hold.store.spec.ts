@@ -6,7 +6,7 @@ import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
 import { HoldStore } from './hold.store';
-import { eventually } from '../../../../test/support/eventually';
+import { eventually } from '@test/support/eventually';
 import {
   createHold,
   newHoldEventIds,
@@ -14,7 +14,7 @@ import {
   seatStates,
   TestHold,
   untilRedisTimePasses,
-} from '../../../../test/support/hold-store';
+} from '@test/support/hold-store';
 
 const newEventId = newHoldEventIds();
 

@@ -19,8 +19,8 @@ import {
   newHoldEventIds,
   seatStates,
   untilRedisTimePasses,
-} from '../../../../test/support/hold-store';
-import { PrivateRedis, startPrivateRedis } from '../../../../test/support/private-redis';
+} from '@test/support/hold-store';
+import { PrivateRedis, startPrivateRedis } from '@test/support/private-redis';
 
 const config = loadConfig();
 const newEventId = newHoldEventIds();

@@ -5,8 +5,8 @@
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
-import { eventually } from '../../../../test/support/eventually';
-import { createdHold, newHoldEventIds, openHoldStore, TestHold } from '../../../../test/support/hold-store';
+import { eventually } from '@test/support/eventually';
+import { createdHold, newHoldEventIds, openHoldStore, TestHold } from '@test/support/hold-store';
 import { HoldIds } from './hold-ids';
 import { HoldStore } from './hold.store';
 

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { register } from 'prom-client';
-import { testRedisClient } from '../../../../test/support/test-redis';
+import { testRedisClient } from '@test/support/test-redis';
 import { SyncedThrottlerStorage } from './synced-throttler.storage';
 
 const redis = testRedisClient({ keyPrefix: `${process.env.REDIS_KEY_PREFIX ?? ''}rl-spec:` });
