@@ -5,7 +5,7 @@ import { jwtVerify } from 'jose';
 import { AppConfig } from '@app/config';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
-import { BoundedLru } from '../common/cache/bounded-lru';
+import { meteredLru } from '../common/cache/metered-lru';
 import { IS_PUBLIC, REQUIRED_ROLES } from './auth.decorators';
 import type { AuthUser } from './auth-user';
 
@@ -53,7 +53,7 @@ export class JwtAuthGuard implements CanActivate, OnModuleDestroy {
    * pool per request; a hit costs a map lookup. Only tokens signed with our secret get in, and tokens
    * without `exp` are never cached, so they are checked every time.
    */
-  private readonly verified = new BoundedLru<string, Verified>({
+  private readonly verified = meteredLru<string, Verified>({
     name: 'jwt_verified',
     maxBytes: VERIFIED_CACHE_MAX_BYTES,
     maxEntries: VERIFIED_CACHE_MAX_ENTRIES,
@@ -163,7 +163,7 @@ export class JwtAuthGuard implements CanActivate, OnModuleDestroy {
     const verified = { payload, user: toUser(payload), untilMs: 0 };
     if (typeof payload.exp === 'number') {
       verified.untilMs = payload.exp * 1000;
-      this.verified.set(token, verified, verifiedBytes(token));
+      this.verified.set(token, verified, { size: verifiedBytes(token) });
     }
     return verified;
   }

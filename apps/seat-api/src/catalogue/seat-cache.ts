@@ -1,4 +1,5 @@
-import { BoundedLru } from '../common/cache/bounded-lru';
+import type { LRUCache } from 'lru-cache';
+import { meteredLru } from '../common/cache/metered-lru';
 import { canonicalEventId } from '../common/pipes/event-id.pipe';
 
 export interface CatalogueSeat {
@@ -53,14 +54,14 @@ export function estimateSeatsBytes(seats: SeatsById): number {
  * there is one per event being read right now, so their number is bounded by the requests in progress.
  */
 export class SeatCache {
-  private readonly lru: BoundedLru<string, Promise<EventSeats>>;
+  private readonly lru: LRUCache<string, Promise<EventSeats>>;
   private readonly loading = new Map<string, Promise<EventSeats | null>>();
 
   constructor(
     maxBytes: number,
     private readonly load: (eventId: string) => Promise<EventSeats | null>,
   ) {
-    this.lru = new BoundedLru({ name: 'catalogue_seats', maxBytes });
+    this.lru = meteredLru({ name: 'catalogue_seats', maxBytes });
   }
 
   get(eventId: string): Promise<EventSeats | null> {
@@ -78,7 +79,7 @@ export class SeatCache {
       pending = this.load(eventId)
         .then((seats) => {
           if (seats) {
-            this.lru.set(eventId, Promise.resolve(seats), estimateSeatsBytes(seats));
+            this.lru.set(eventId, Promise.resolve(seats), { size: estimateSeatsBytes(seats) });
           }
           return seats;
         })

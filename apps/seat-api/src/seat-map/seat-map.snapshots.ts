@@ -1,7 +1,8 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import type { LRUCache } from 'lru-cache';
 import { AppConfig } from '@app/config';
 import { CatalogueService } from '../catalogue/catalogue.service';
-import { BoundedLru } from '../common/cache/bounded-lru';
+import { meteredLru } from '../common/cache/metered-lru';
 import { SeatChangeLog } from '../hold-store';
 import { SeatLayout } from './snapshot/seat-layout';
 import { SnapshotSync, SyncSource } from './snapshot/snapshot-sync';
@@ -18,7 +19,7 @@ import { SnapshotSync, SyncSource } from './snapshot/snapshot-sync';
  */
 @Injectable()
 export class SeatMapSnapshots implements OnModuleDestroy {
-  private readonly lru: BoundedLru<string, SnapshotSync>;
+  private readonly lru: LRUCache<string, SnapshotSync>;
   private readonly building = new Map<string, Promise<SnapshotSync>>();
   private readonly pinned = new Map<string, SnapshotSync>();
   private readonly source: SyncSource;
@@ -28,7 +29,7 @@ export class SeatMapSnapshots implements OnModuleDestroy {
     log: SeatChangeLog,
     config: AppConfig,
   ) {
-    this.lru = new BoundedLru({ name: 'seat_map', maxBytes: config.seatMap.cacheMaxBytes });
+    this.lru = meteredLru({ name: 'seat_map', maxBytes: config.seatMap.cacheMaxBytes });
     this.source = { log, confirmTimeoutMs: config.holds.confirmTimeoutMs };
   }
 
@@ -48,7 +49,7 @@ export class SeatMapSnapshots implements OnModuleDestroy {
 
   /** Records the snapshot's current size (it grows with rendered bodies, changes with rebuilds). */
   account(sync: SnapshotSync): void {
-    this.lru.set(sync.eventId, sync, sync.snapshot.bytes);
+    this.lru.set(sync.eventId, sync, { size: sync.snapshot.bytes });
   }
 
   /**
