@@ -70,7 +70,7 @@ export class HoldsController {
     @Req() req: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<HoldView> {
-    return this.idempotent.run(req, reply, async () => {
+    return this.idempotent.run(req, reply, { eventId }, async () => {
       const hold = await this.holds.hold(user, eventId, dto.seatIds, dto.ttlSeconds);
       this.logger.log({
         msg: 'hold created',
@@ -113,7 +113,7 @@ export class HoldsController {
     @Req() req: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<HoldView> {
-    return this.idempotent.run(req, reply, async () => {
+    return this.idempotent.run(req, reply, { holdId }, async () => {
       const hold = await this.holds.extend(user, holdId, dto.ttlSeconds);
       this.logger.log({
         msg: 'hold extended',
@@ -171,7 +171,7 @@ export class HoldsController {
     @Req() req: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<BookingView> {
-    return this.idempotent.run(req, reply, async () => {
+    return this.idempotent.run(req, reply, { holdId }, async () => {
       const { created, booking } = await this.holds.confirm(user, holdId, dto.orderId);
       void reply.status(created ? 201 : 200);
       if (created) {

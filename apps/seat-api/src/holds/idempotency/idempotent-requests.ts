@@ -19,8 +19,8 @@ function canonical(value: unknown): string {
 
 /**
  * `Idempotency-Key` for the routes that run their work through `run` (documented by @ApiIdempotencyKey),
- * per user for 24 h: the same key with the same request (route, path parameters, body) replays the first
- * answer (header `idempotent-replayed: true`); the same key with another request is 422
+ * per user for 24 h: the same key with the same request (route, canonical path parameters, body) replays
+ * the first answer (header `idempotent-replayed: true`); the same key with another request is 422
  * IDEMPOTENCY_KEY_REUSED; a duplicate while the first still runs is 409 IDEMPOTENCY_IN_PROGRESS. A refusal
  * (4xx but 400) is the first answer and is replayed like a success; a 400 (malformed input) and a 5xx
  * (busy, a dependency down) say nothing about what became of the request, so the key is not kept. Without
@@ -40,17 +40,27 @@ export class IdempotentRequests {
    * answer (the route's own body, or a refusal's envelope with its status). The answer's status is read from the reply after `work`: Nest set the
    * route's code before the handler ran, and a handler that chooses its own (confirm: 201 new, 200
    * replay) has set that.
+   *
+   * `params` are the route's path parameters as the handler got them from its pipes (an event id in
+   * lower case), not as the client spelled them: a retry that writes the event id in another letter case
+   * is the same request, and must replay the first answer rather than be refused as another request.
    */
-  run<T>(req: FastifyRequest & { user?: AuthUser }, reply: FastifyReply, work: () => Promise<T>): Promise<T> {
+  run<T>(
+    req: FastifyRequest & { user?: AuthUser },
+    reply: FastifyReply,
+    params: Record<string, string>,
+    work: () => Promise<T>,
+  ): Promise<T> {
     const key = req.headers['idempotency-key'];
     // without the header: `work`'s own promise, not one more async frame around it
-    return key === undefined || !req.user ? work() : this.runOnce(req, req.user, key, reply, work);
+    return key === undefined || !req.user ? work() : this.runOnce(req, req.user, key, params, reply, work);
   }
 
   private async runOnce<T>(
     req: FastifyRequest,
     user: AuthUser,
     key: string | string[],
+    params: Record<string, string>,
     reply: FastifyReply,
     work: () => Promise<T>,
   ): Promise<T> {
@@ -61,7 +71,7 @@ export class IdempotentRequests {
     }
     const userId = user.id;
     const fingerprint = this.idempotency.fingerprint(
-      canonical({ route: `${req.method} ${req.routeOptions.url}`, params: req.params, body: req.body }),
+      canonical({ route: `${req.method} ${req.routeOptions.url}`, params, body: req.body }),
     );
     const claim = await this.idempotency.claim(userId, key, fingerprint);
     switch (claim.state) {
