@@ -10,10 +10,29 @@ import {
   Matches,
   Max,
   Min,
+  ValidateBy,
   ValidateNested,
 } from 'class-validator';
 
 const LABEL = /^[A-Za-z0-9_-]{1,12}$/;
+
+/**
+ * An instant after now (the server's clock): events are created to be sold before they start. One
+ * created already started would show every seat AVAILABLE while its holds are refused EVENT_ENDED (past
+ * start + retention), so it is refused here, naming the field, before anything is written.
+ */
+const InTheFuture = () =>
+  ValidateBy({
+    name: 'inTheFuture',
+    validator: {
+      // a string that is no date is IsISO8601's to refuse: one message, the right one
+      validate: (value: unknown) => {
+        const at = typeof value === 'string' ? Date.parse(value) : NaN;
+        return Number.isNaN(at) || at > Date.now();
+      },
+      defaultMessage: () => 'startsAt must be in the future',
+    },
+  });
 
 export class RowLayoutDto {
   @ApiProperty({ example: 'A' })
@@ -54,6 +73,7 @@ export class CreateEventDto {
 
   @ApiProperty({ format: 'date-time', example: '2027-03-01T19:30:00Z' })
   @IsISO8601({ strict: true })
+  @InTheFuture()
   startsAt!: string;
 
   @ApiProperty({ type: [SectionLayoutDto] })
