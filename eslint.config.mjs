@@ -26,6 +26,7 @@ import prettier from 'eslint-config-prettier';
 // Specs are exempt from the folder rules (they reach into what they test), not from the app rules.
 // ---------------------------------------------------------------------------------------------------
 const SEAT_API = 'apps/seat-api/src';
+const SPECS = [`${SEAT_API}/**/*.spec.ts`, `${SEAT_API}/**/*.int-spec.ts`];
 const ban = (regex, message) => ({ regex, message });
 const restrict = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
@@ -50,7 +51,7 @@ const holdsExcept = (who, allowed) =>
 /** One config object per folder: a file gets exactly one `no-restricted-imports` (later ones replace it). */
 const seatApiFolder = (dir, patterns, ignores = []) => ({
   files: [`${SEAT_API}/${dir}/**/*.ts`],
-  ignores: [`${SEAT_API}/**/*.spec.ts`, ...ignores],
+  ignores: [...SPECS, ...ignores],
   rules: restrict([NOT_CONSUMER, NOT_ROOT, ...patterns]),
 });
 
@@ -98,7 +99,7 @@ const boundaries = [
   // subfolders (lua/) any `../../` does.
   {
     files: [`${SEAT_API}/hold-store/*.ts`],
-    ignores: [`${SEAT_API}/**/*.spec.ts`],
+    ignores: SPECS,
     rules: restrict([
       NOT_CONSUMER,
       ban('^\\.\\./', 'hold-store is the lowest layer: it imports nothing of the app.'),
@@ -106,7 +107,7 @@ const boundaries = [
   },
   {
     files: [`${SEAT_API}/hold-store/*/**/*.ts`],
-    ignores: [`${SEAT_API}/**/*.spec.ts`],
+    ignores: SPECS,
     rules: restrict([
       NOT_CONSUMER,
       ban('^\\.\\./\\.\\./', 'hold-store is the lowest layer: it imports nothing of the app.'),
@@ -157,7 +158,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.spec.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    files: ['**/*.spec.ts', '**/*.int-spec.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',

@@ -1,8 +1,45 @@
-// One jest config for unit specs (next to the code) and e2e specs (test/).
-module.exports = {
-  rootDir: '.',
+// Tests in tiers, one jest project each, told apart by file name (`npx jest <file>` finds its tier):
+//   unit         {apps,libs}/**/*.spec.ts      next to the code; no global setup and no infrastructure: a
+//                                              unit file passes with Redis, PostgreSQL and Kafka all down
+//   integration  {apps,libs}/**/*.int-spec.ts  next to the code, against the real Redis, PostgreSQL, Kafka
+//                                              (a private redis-server counts: it is Redis)
+//   e2e          test/**/*.e2e-spec.ts         the apps over HTTP and Kafka, against the real services
+//   cluster      CLUSTER below                 again, on the local Redis Cluster: TEST_REDIS=cluster runs
+//                                              this list and nothing else
+// A spec that needs any of the three services is an int-spec, never a spec.
+
+/** The files the cluster run repeats on the Redis Cluster; a new file joins it by being listed here. */
+const CLUSTER = [
+  'libs/distributed-lock/test/client-timeout.int-spec.ts',
+  'libs/distributed-lock/test/contention.int-spec.ts',
+  'libs/distributed-lock/test/decorator.int-spec.ts',
+  'libs/distributed-lock/test/lock.int-spec.ts',
+  'libs/distributed-lock/test/module.int-spec.ts',
+  'libs/distributed-lock/test/pipelined.int-spec.ts',
+  'libs/distributed-lock/test/redis-down.int-spec.ts',
+  'libs/distributed-lock/test/release-along.int-spec.ts',
+  'libs/distributed-lock/test/round-trips.int-spec.ts',
+  'test/expiry/confirm-repair.e2e-spec.ts',
+  'test/expiry/expirations-query.e2e-spec.ts',
+  'test/expiry/expiry-pipeline.e2e-spec.ts',
+  'test/expiry/outbox-faults.e2e-spec.ts',
+  'test/expiry/reconciler-isolation.e2e-spec.ts',
+  'test/expiry/shard-ownership.e2e-spec.ts',
+  'test/holds/auth.e2e-spec.ts',
+  'test/holds/confirm-paths.e2e-spec.ts',
+  'test/holds/confirm.e2e-spec.ts',
+  'test/holds/event-ended.e2e-spec.ts',
+  'test/holds/flash-sale.e2e-spec.ts',
+  'test/holds/holds.e2e-spec.ts',
+  'test/holds/idempotency.e2e-spec.ts',
+  'test/holds/lock-validity.e2e-spec.ts',
+  'test/holds/rate-limit-cluster.e2e-spec.ts',
+  'test/infrastructure/hold-shards-cluster.e2e-spec.ts',
+];
+
+const common = {
+  rootDir: __dirname,
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
   transform: { '^.+\\.(t|j)s$': '<rootDir>/test/setup/swc-transform.js' },
   transformIgnorePatterns: [],
   moduleNameMapper: {
@@ -10,13 +47,38 @@ module.exports = {
     '^@app/([a-z-]+)/(.*)$': '<rootDir>/libs/$1/src/$2',
     '^@test/support/(.*)$': '<rootDir>/test/support/$1',
   },
-  globalSetup: '<rootDir>/test/setup/global-setup.ts',
-  globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   setupFiles: ['<rootDir>/test/setup/per-file-env.ts'],
   testTimeout: 60000,
+  slowTestThreshold: 20,
+};
+
+/** The tiers that need the services: one run of the global setup starts (or finds) them for all. */
+const withInfrastructure = {
+  ...common,
+  globalSetup: '<rootDir>/test/setup/global-setup.ts',
+  globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+};
+
+const projects =
+  process.env.TEST_REDIS === 'cluster'
+    ? [{ ...withInfrastructure, displayName: 'cluster', testMatch: CLUSTER.map((f) => `<rootDir>/${f}`) }]
+    : [
+        { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
+        {
+          ...withInfrastructure,
+          displayName: 'integration',
+          testMatch: ['<rootDir>/{apps,libs}/**/*.int-spec.ts'],
+        },
+        { ...withInfrastructure, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
+      ];
+
+module.exports = {
+  projects,
+  testTimeout: common.testTimeout,
+  // unit first, then integration, then e2e: the fast tier fails first
+  testSequencer: '<rootDir>/test/setup/tier-sequencer.js',
   // Last line of defence for CI: a client a failed test forgot to close (a Kafka client retrying,
   // a Redis socket) must not keep jest alive after the summary. Leaks still show as test failures.
   forceExit: true,
-  slowTestThreshold: 20,
   reporters: ['default', '<rootDir>/test/setup/summary-reporter.js'],
 };

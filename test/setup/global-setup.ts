@@ -7,8 +7,14 @@ declare global {
   var __TEST_INFRA__: StartedInfra | undefined;
 }
 
-/** Runs once per jest run. Workers inherit process.env, so endpoints travel through it. */
+/**
+ * Runs once per jest run. Workers inherit process.env, so endpoints travel through it. The integration and
+ * e2e projects both name it: when a run holds both, the second call finds the services already started.
+ */
 export default async function globalSetup(): Promise<void> {
+  if (globalThis.__TEST_INFRA__) {
+    return;
+  }
   const infra = await startInfrastructure();
   globalThis.__TEST_INFRA__ = infra;
   process.env.DATABASE_URL = infra.endpoints.databaseUrl;

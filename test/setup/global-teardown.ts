@@ -2,13 +2,21 @@ import { Kafka, logLevel } from 'kafkajs';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 
-/** Drops what this run created (schemas, keys, topics), then stops containers if any were started. */
+/**
+ * Drops what this run created (schemas, keys, topics), then stops containers if any were started. Once per
+ * run, like the setup: the second project to call it finds nothing left to do.
+ */
 export default async function globalTeardown(): Promise<void> {
+  const infra = globalThis.__TEST_INFRA__;
+  if (!infra) {
+    return;
+  }
+  globalThis.__TEST_INFRA__ = undefined;
   const run = process.env.TEST_RUN_ID;
   if (run && !process.env.TEST_KEEP_DATA) {
     await Promise.allSettled([dropSchemas(run), dropKeys(run), dropTopics(run)]);
   }
-  await globalThis.__TEST_INFRA__?.stop();
+  await infra.stop();
 }
 
 async function dropSchemas(run: string): Promise<void> {

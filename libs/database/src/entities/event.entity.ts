@@ -3,7 +3,7 @@ import { Check, Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm'
 /**
  * A show on a date: the unit that seats, holds and bookings belong to.
  * Constraints, indexes and foreign keys in these entities repeat what the migrations create, under the
- * names PostgreSQL gave them there, so `migration:generate` sees no difference (entities-match-migrations.spec).
+ * names PostgreSQL gave them there, so `migration:generate` sees no difference (entities-match-migrations.int-spec).
  */
 @Entity({ name: 'events' })
 @Check('events_name_check', 'length(name) BETWEEN 1 AND 200')

@@ -229,7 +229,7 @@ it('an acquire whose fencing counter Redis cannot increment leaves no lock key b
 
 it('an acquire sent again after it ran (a reconnect, a failover) takes its own keys again, never busy', async () => {
   // ioredis re-sends unanswered commands after a reconnect; the script may already have run. Answering busy
-  // would throw away a pipelined section's owner-checked write, which passes (pipelined.spec.ts).
+  // would throw away a pipelined section's owner-checked write, which passes (pipelined.int-spec.ts).
   const k = `test:${randomUUID()}`;
   const scripts = new LockScripts(redis);
   const first = await scripts.acquire(`lock:fence:{${k}}`, [lockKeyOf(k)], 'owner-1', 30_000);
