@@ -47,7 +47,12 @@ export class AppConfig extends BaseConfig<SeatApiEnvironment> {
   }
 
   get auth() {
-    return { jwtSecret: this.env.AUTH_JWT_SECRET, issuer: this.env.AUTH_JWT_ISSUER };
+    const e = this.env;
+    return {
+      jwtSecret: e.AUTH_JWT_SECRET,
+      issuer: e.AUTH_JWT_ISSUER,
+      maxTokenLifetimeSeconds: e.AUTH_MAX_TOKEN_LIFETIME_SECONDS,
+    };
   }
 
   get holds() {

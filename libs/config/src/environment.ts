@@ -94,6 +94,14 @@ export class SeatApiEnvironment extends BaseEnvironment {
   @IsString()
   AUTH_JWT_ISSUER?: string;
 
+  /**
+   * How far ahead a token's `exp` may lie (a token without `exp` is refused). A leaked token is then
+   * good for this long at most, never forever; the identity provider's own token lifetime must fit
+   * (the demo token printed at boot is good for 12 h).
+   */
+  @EnvInteger(60, 30 * 86400)
+  AUTH_MAX_TOKEN_LIFETIME_SECONDS: number = 86400;
+
   // --- Holds
   @EnvInteger(1, 86400)
   HOLD_DEFAULT_TTL_SECONDS: number = 300;

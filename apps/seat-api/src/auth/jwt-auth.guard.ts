@@ -42,6 +42,7 @@ interface Access {
 export class JwtAuthGuard implements CanActivate, OnModuleDestroy {
   private readonly secret: Uint8Array;
   private readonly issuer?: string;
+  private readonly maxLifetimeSeconds: number;
   /**
    * The secret imported once as a WebCrypto key: handing jose the raw bytes makes it import the key on
    * every request, which was half the guard's cost (bench:http profile).
@@ -50,8 +51,7 @@ export class JwtAuthGuard implements CanActivate, OnModuleDestroy {
   /**
    * Token → verified claims until the token's `exp`, least recently used evicted first (memory_cache_*
    * {cache="jwt_verified"} on /metrics). Verifying an HS256 signature costs an HMAC in the crypto thread
-   * pool per request; a hit costs a map lookup. Only tokens signed with our secret get in, and tokens
-   * without `exp` are never cached, so they are checked every time.
+   * pool per request; a hit costs a map lookup. Only tokens signed with our secret and accepted get in.
    */
   private readonly verified = meteredLru<string, Verified>({
     name: 'jwt_verified',
@@ -67,6 +67,7 @@ export class JwtAuthGuard implements CanActivate, OnModuleDestroy {
   ) {
     this.secret = new TextEncoder().encode(config.auth.jwtSecret);
     this.issuer = config.auth.issuer;
+    this.maxLifetimeSeconds = config.auth.maxTokenLifetimeSeconds;
   }
 
   /**
@@ -156,15 +157,26 @@ export class JwtAuthGuard implements CanActivate, OnModuleDestroy {
       this.key ??= webcrypto.subtle.importKey('raw', this.secret, { name: 'HMAC', hash: 'SHA-256' }, false, [
         'verify',
       ]);
-      ({ payload } = await jwtVerify(token, await this.key, { algorithms: ['HS256'], issuer: this.issuer }));
+      ({ payload } = await jwtVerify(token, await this.key, {
+        algorithms: ['HS256'],
+        issuer: this.issuer,
+        // without `exp` a token, once copied, would act for its user forever
+        requiredClaims: ['exp'],
+      }));
     } catch {
       throw new DomainError(ErrorCode.UNAUTHORIZED, 'The token is invalid or expired');
     }
-    const verified = { payload, user: toUser(payload), untilMs: 0 };
-    if (typeof payload.exp === 'number') {
-      verified.untilMs = payload.exp * 1000;
-      this.verified.set(token, verified, { size: verifiedBytes(token) });
+    // jose only checks that exp has not passed: 1e20 is a token for ever. Bounded by how far ahead of now
+    // it lies, not by exp - iat (iat is optional, so a token could leave the bound out)
+    const untilMs = payload.exp! * 1000;
+    if (untilMs - Date.now() > this.maxLifetimeSeconds * 1000) {
+      throw new DomainError(
+        ErrorCode.UNAUTHORIZED,
+        `The token's exp lies more than ${this.maxLifetimeSeconds} s ahead: tokens must be short-lived`,
+      );
     }
+    const verified = { payload, user: toUser(payload), untilMs };
+    this.verified.set(token, verified, { size: verifiedBytes(token) });
     return verified;
   }
 
