@@ -3,7 +3,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-/** Machine facts every report starts with: figures only mean something next to them. */
+/**
+ * Machine facts every report starts with: figures only mean something next to them. No date: a report is
+ * overwritten by each run of its command, and git keeps what it said before.
+ */
 export function machineFacts(redisVersion?: string): string[] {
   let redis = redisVersion;
   if (!redis) {
@@ -16,7 +19,6 @@ export function machineFacts(redisVersion?: string): string[] {
     }
   }
   return [
-    `- date: ${new Date().toISOString()}`,
     `- cores: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown'}`,
     `- memory: ${Math.round(os.totalmem() / 2 ** 30)} GiB`,
     `- node: ${process.version}`,
@@ -34,6 +36,7 @@ export function table(header: string[], rows: (string | number)[][]): string {
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
+/** Writes bench/results/<name>.md, replacing what the last run wrote there (no history is appended). */
 export function writeReport(name: string, title: string, command: string, sections: string[]): string {
   const dir = path.resolve(__dirname, '..', 'results');
   mkdirSync(dir, { recursive: true });
