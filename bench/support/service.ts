@@ -46,7 +46,8 @@ export async function startService(
   shared?: { schema: string },
   nodeArgs: readonly string[] = SERVER_NODE_ARGS,
 ): Promise<BenchService> {
-  const port = await freePort();
+  // env.PORT: a caller that polls the service itself while it starts (bench:boot) picks the port
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const schema = shared?.schema ?? `bench_${name}_${Date.now().toString(36)}`;
   const topic = `${schema}.seat-expired`;
   const child = spawnTs(

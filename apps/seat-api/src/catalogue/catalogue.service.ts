@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -7,13 +7,9 @@ import { BookingSeatEntity, EventEntity, SeatEntity } from '@app/database';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { HoldStore } from '../hold-store';
-import { CreateEventDto } from './dto/create-event.dto';
+import { CreateEventDto, MAX_SEATS_PER_EVENT } from './dto/create-event.dto';
 import { CatalogueSeat, EventSeats, SeatCache } from './seat-cache';
 
-/** Most seats one event may have (the seat map is one Redis hash per event). */
-export const MAX_SEATS_PER_EVENT = 100_000;
-/** Events read per page by the boot repair. */
-const REPAIR_PAGE = 500;
 
 /**
  * Events and their seats (PostgreSQL). A seat layout never changes once created, so each event's seats
@@ -21,7 +17,7 @@ const REPAIR_PAGE = 500;
  * touch only Redis. Event ids arrive canonical (lower case) from the edge.
  */
 @Injectable()
-export class CatalogueService implements OnApplicationBootstrap, OnModuleDestroy {
+export class CatalogueService implements OnModuleDestroy {
   private readonly logger = new Logger('Catalogue');
   private readonly seatCache: SeatCache;
   private readonly eventRetentionMs: number;
@@ -122,34 +118,17 @@ export class CatalogueService implements OnApplicationBootstrap, OnModuleDestroy
   }
 
   /**
-   * Repairs Redis from PostgreSQL at startup, for the events still live (start + HOLD_EVENT_RETENTION_SECONDS
-   * not passed; older ones have no keys to repair): each is entered in its shard's events index again and
-   * its booked seats are BOOKED again. Paged by id, so the work is bounded by live events, never by every
-   * event ever created.
+   * Repairs one event's Redis keys from PostgreSQL, the first time this instance loads the event (a
+   * Redis that lost data lost them): the event is entered in its shard's events index again, so its keys
+   * are removed once it is old, and its booked seats are BOOKED again. Done before the load answers, so no
+   * hold or seat map on this instance ever sees the event unrepaired; done per event at first use, not for
+   * every stored event at boot, so startup does not grow with the events stored. Past its retention the
+   * event may have no keys left (the sweeper deletes them): nothing is re-created then.
    */
-  async onApplicationBootstrap(): Promise<void> {
-    const events = this.db.getRepository(EventEntity);
-    const liveSince = new Date(Date.now() - this.eventRetentionMs);
-    let after = '00000000-0000-0000-0000-000000000000';
-    for (;;) {
-      const page = await events
-        .createQueryBuilder('e')
-        .select(['e.id', 'e.startsAt'])
-        .where('e.starts_at > :liveSince AND e.id > :after', { liveSince, after })
-        .orderBy('e.id', 'ASC')
-        .limit(REPAIR_PAGE)
-        .getMany();
-      for (const { id, startsAt } of page) {
-        await this.repair(id, startsAt);
-      }
-      if (page.length < REPAIR_PAGE) {
-        return;
-      }
-      after = page[page.length - 1].id;
-    }
-  }
-
   private async repair(id: string, startsAt: Date): Promise<void> {
+    if (Date.now() >= startsAt.getTime() + this.eventRetentionMs) {
+      return;
+    }
     await this.holds.registerEvent(id, startsAt);
     const booked = await this.db
       .getRepository(BookingSeatEntity)
@@ -177,9 +156,8 @@ export class CatalogueService implements OnApplicationBootstrap, OnModuleDestroy
     if (!event) {
       return null;
     }
-    // once per event per instance: makes sure its shard's events index has it (idempotent ZADD), so its
-    // keys are removed once it is old, also when the registration at creation failed
-    await this.holds.registerEvent(eventId, event.startsAt);
+    // once per event per instance; also registers an event whose registration at creation failed
+    await this.repair(eventId, event.startsAt);
     const rows = await this.db
       .getRepository(SeatEntity)
       .find({ where: { eventId }, order: { seatId: 'ASC' } });
