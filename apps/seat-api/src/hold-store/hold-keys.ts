@@ -62,8 +62,9 @@
  *
  * CHANGING HOLD_SHARDS on a running deployment moves most events to another shard: their keys (holds,
  * seats, bookings marked in Redis) would no longer be found. Drain first (stop taking holds until none
- * is live and every outbox is empty), or migrate the keys; since nothing is deployed yet, no migration
- * tool exists. The boot repair restores BOOKED seats of live events from PostgreSQL either way.
+ * is live and every outbox is empty), or migrate the keys; no migration tool exists (docs/operations.md).
+ * An event's repair at its first load (CatalogueService) restores its BOOKED seats from PostgreSQL either
+ * way.
  */
 export interface EventKeys {
   seats: string;

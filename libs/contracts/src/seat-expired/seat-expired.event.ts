@@ -42,7 +42,7 @@ export interface SeatExpiredCloudEvent {
  * copy by id alone: the relay re-publishing after a crash between Kafka's ack and Redis's, and the
  * sweeper expiring the same hold again after Redis lost its last writes (restart on an AOF missing its
  * last second, failover to a lagging replica), which writes a new outbox record. An id built from the
- * outbox entry id (as before) differed in the second case.
+ * outbox entry id would differ in the second case.
  */
 export function seatExpiredId(holdId: string, seatId: string): string {
   return `${holdId}:${seatId}`;
