@@ -1,5 +1,7 @@
 /**
- * What POST /v1/events takes: an event that starts in the past is refused naming `startsAt`.
+ * What POST /v1/events takes, and that a client can find it out before being refused: an event that
+ * starts in the past is refused naming `startsAt`; the layout limits (seats per event, section and row
+ * names) are in the OpenAPI document; a body that is not JSON is told which media type is expected.
  */
 import { Api, startApi } from '../support/seat-api';
 
@@ -33,4 +35,28 @@ it('refuses an event whose startsAt is in the past with 400 naming startsAt', as
     body: layout(new Date(Date.now() + 3_600_000).toISOString()),
   });
   expect(ahead.status).toBe(201);
+});
+
+it('documents the layout limits in /docs-json: seats per event, section and row names', async () => {
+  const doc = (await api.call('GET', '/docs-json')).body as {
+    components: { schemas: Record<string, { properties: Record<string, { description?: string }> }> };
+  };
+  const { CreateEventDto, SectionLayoutDto, RowLayoutDto } = doc.components.schemas;
+  expect(CreateEventDto.properties.sections.description).toMatch(/100,000 seats/);
+  expect(CreateEventDto.properties.startsAt.description).toMatch(/future/);
+  expect(SectionLayoutDto.properties.name.description).toMatch(/1-12 letters, digits, _ or -/);
+  expect(SectionLayoutDto.properties.rows.description).toMatch(/500/);
+  expect(RowLayoutDto.properties.row.description).toMatch(/1-12 letters, digits, _ or -/);
+  expect(RowLayoutDto.properties.seats.description).toMatch(/500/);
+});
+
+it('answers a body that is not JSON with 415 saying application/json is expected', async () => {
+  const r = await api.call('POST', '/v1/events', {
+    token: admin,
+    raw: 'name=x',
+    headers: { 'content-type': 'text/plain' },
+  });
+  expect(r.status).toBe(415);
+  expect(r.body.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  expect(r.body.message).toMatch(/application\/json/);
 });

@@ -36,7 +36,11 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
  * refuses before Nest sees the request (a path parameter over maxParamLength, a malformed URL).
  */
 export function sendErrorEnvelope(exception: unknown, req: FastifyRequest, reply: FastifyReply): void {
-  const { status, code, message, errors, headers } = describe(exception);
+  const described = describe(exception);
+  const { status, code, errors, headers } = described;
+  // the framework's 415 says only "Unsupported Media Type": the client needs to know what to send instead
+  const message =
+    status === 415 ? `${described.message}: this API takes Content-Type application/json` : described.message;
   // structured: `requestId` is a field an operator can search for (the id the client got)
   const line = { msg: `${req.method} ${req.url} -> ${status} ${code}`, requestId: req.id };
   if (code === ErrorCode.INTERNAL) {

@@ -14,7 +14,15 @@ import {
   ValidateNested,
 } from 'class-validator';
 
+/**
+ * Most seats one event may have (the seat map is one Redis hash per event). The catalogue checks it once
+ * it has counted the layout's seats; here, so the OpenAPI document states it.
+ */
+export const MAX_SEATS_PER_EVENT = 100_000;
+
 const LABEL = /^[A-Za-z0-9_-]{1,12}$/;
+/** Stated in the OpenAPI document (its descriptions), so a client learns the rules before a 400. */
+const LABEL_RULE = '1-12 letters, digits, _ or -';
 
 /**
  * An instant after now (the server's clock): events are created to be sold before they start. One
@@ -35,11 +43,11 @@ const InTheFuture = () =>
   });
 
 export class RowLayoutDto {
-  @ApiProperty({ example: 'A' })
-  @Matches(LABEL, { message: 'row must be 1-12 letters, digits, _ or -' })
+  @ApiProperty({ example: 'A', description: `${LABEL_RULE}; unique within its section` })
+  @Matches(LABEL, { message: `row must be ${LABEL_RULE}` })
   row!: string;
 
-  @ApiProperty({ type: 'integer', example: 20, description: 'seats numbered 1..seats' })
+  @ApiProperty({ type: 'integer', example: 20, description: '1-500 seats, numbered 1..seats' })
   @IsInt()
   @Min(1)
   @Max(500)
@@ -47,16 +55,16 @@ export class RowLayoutDto {
 }
 
 export class SectionLayoutDto {
-  @ApiProperty({ example: 'STALLS' })
-  @Matches(LABEL, { message: 'name must be 1-12 letters, digits, _ or -' })
+  @ApiProperty({ example: 'STALLS', description: `${LABEL_RULE}; unique within the event` })
+  @Matches(LABEL, { message: `name must be ${LABEL_RULE}` })
   name!: string;
 
-  @ApiProperty({ example: 'standard' })
+  @ApiProperty({ example: 'standard', description: '1-40 characters' })
   @IsString()
   @Length(1, 40)
   category!: string;
 
-  @ApiProperty({ type: [RowLayoutDto] })
+  @ApiProperty({ type: [RowLayoutDto], description: '1-500 rows' })
   @ValidateNested({ each: true })
   @Type(() => RowLayoutDto)
   @ArrayMinSize(1)
@@ -66,17 +74,24 @@ export class SectionLayoutDto {
 
 /** An event and its seat layout. Seat ids are `<section>-<row>-<number>`, e.g. `STALLS-A-12`. */
 export class CreateEventDto {
-  @ApiProperty({ example: 'Hamlet, opening night' })
+  @ApiProperty({ example: 'Hamlet, opening night', description: '1-200 characters' })
   @IsString()
   @Length(1, 200)
   name!: string;
 
-  @ApiProperty({ format: 'date-time', example: '2027-03-01T19:30:00Z' })
+  @ApiProperty({
+    format: 'date-time',
+    example: '2027-03-01T19:30:00Z',
+    description: 'ISO 8601; must be in the future',
+  })
   @IsISO8601({ strict: true })
   @InTheFuture()
   startsAt!: string;
 
-  @ApiProperty({ type: [SectionLayoutDto] })
+  @ApiProperty({
+    type: [SectionLayoutDto],
+    description: `1-100 sections; the event has at most ${MAX_SEATS_PER_EVENT.toLocaleString('en')} seats in all`,
+  })
   @ValidateNested({ each: true })
   @Type(() => SectionLayoutDto)
   @ArrayMinSize(1)
