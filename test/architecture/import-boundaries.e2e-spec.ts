@@ -18,7 +18,7 @@ const REFUSED: [file: string, source: string][] = [
   [`${API}/common/validation.ts`, '../hold-store'],
   [`${API}/auth/jwt-auth.guard.ts`, '../rate-limit/rate-limit.decorator'],
   [`${API}/hold-store/hold.store.ts`, '../holds/holds.service'],
-  [`${API}/hold-store/lua/sweep.lua.ts`, '../../holds/hold-errors'],
+  [`${API}/hold-store/lua/manifest.ts`, '../../holds/hold-errors'],
   // the catalogue uses the hold store, never the rest of holds
   [`${API}/catalogue/catalogue.service.ts`, '../holds/holds.service'],
   [`${API}/seat-map/seat-map.service.ts`, '../holds/hold.view'],
@@ -43,7 +43,7 @@ const ALLOWED: [file: string, source: string][] = [
   [`${API}/holds/holds.service.ts`, '../catalogue/catalogue.service'],
   [`${API}/holds/holds.module.ts`, '../catalogue/catalogue.module'],
   [`${API}/holds/confirm/confirm-settlement.ts`, '../../hold-store'],
-  [`${API}/hold-store/lua/sweep.lua.ts`, '../prelude.lua'],
+  [`${API}/hold-store/lua/manifest.ts`, '../hold-keys'],
   [`${API}/expiry/confirm-reconciler.service.ts`, '../holds/confirm/confirm-settlement'],
   [`${API}/expiry/outbox/outbox-meter.ts`, '../../hold-store'],
   [`${API}/seat-map/seat-map.service.ts`, '../catalogue/catalogue.service'],

@@ -15,7 +15,6 @@ import {
   SeatState,
 } from '../../apps/seat-api/src/hold-store';
 import { HoldLayout } from '../../apps/seat-api/src/hold-store/hold-keys';
-import { PRELUDE } from '../../apps/seat-api/src/hold-store/lua/prelude.lua';
 import { eventually } from './eventually';
 import { eventIdsInDistinctShards } from './shard-events';
 
@@ -88,7 +87,7 @@ export async function createdHold(
  * without waiting for the sweeper. The service reads the seat map from the change log (seat-change-log.ts);
  * this scan is the oracle tests compare it with.
  */
-const SEAT_STATES = `${PRELUDE}
+const SEAT_STATES = `
 local all = redis.call('HGETALL', K_SEATS)
 local out = {}
 for i = 1, #all, 2 do

@@ -1,2 +1,3 @@
 export * from './seat-expired/seat-expired.event';
 export * from './seat-expired/seat-expired.schema';
+export * from './seat-expired/seat-expired.record';

@@ -12,5 +12,5 @@ export type { AcquireOptions, RunOptions } from './distributed-lock.service';
 export * from './errors';
 export * from './lock-context';
 export type { LockHandle, LockOwnership } from './lock-handle';
-export { LOCK_OWNED_LUA } from './lua/owned.lua';
+export { LOCK_OWNED_LUA } from './lua/manifest';
 export { hashTag, normalizeKeys } from './lock-keys';

@@ -1,12 +1,8 @@
+import { fixedKeyCount, luaScript } from '@app/redis';
 import type Redis from 'ioredis';
-import { ACQUIRE } from './lua/acquire.lua';
-import { EXTEND, RENEW_BATCH } from './lua/extend.lua';
-import { RELEASE } from './lua/release.lua';
+import { LOCK_LUA_DIR, LOCK_SCRIPTS } from './lua/manifest';
 
-type ScriptCommands = Record<
-  'dlockAcquire' | 'dlockRelease' | 'dlockExtend' | 'dlockRenew',
-  (...a: unknown[]) => Promise<unknown>
->;
+type ScriptCommands = Record<keyof typeof LOCK_SCRIPTS, (...a: unknown[]) => Promise<unknown>>;
 
 /**
  * The lock's Lua scripts as typed calls: each is one EVALSHA (a client from @app/redis loads them on every
@@ -17,15 +13,10 @@ export class LockScripts {
   private readonly commands: ScriptCommands;
 
   constructor(redis: Redis) {
-    const defs = {
-      dlockAcquire: ACQUIRE,
-      dlockRelease: RELEASE,
-      dlockExtend: EXTEND,
-      dlockRenew: RENEW_BATCH,
-    };
-    for (const [name, lua] of Object.entries(defs)) {
+    for (const [name, spec] of Object.entries(LOCK_SCRIPTS)) {
       if (!(name in redis)) {
-        redis.defineCommand(name, { lua }); // key count passed per call
+        // every lock script's key count is passed per call (a lock has any number of keys)
+        redis.defineCommand(name, { numberOfKeys: fixedKeyCount(spec), lua: luaScript(LOCK_LUA_DIR, spec) });
       }
     }
     this.commands = redis as unknown as ScriptCommands;

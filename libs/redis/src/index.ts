@@ -9,3 +9,4 @@ export * from './redis.module-definition';
 export * from './replica-ack.error';
 export * from './wait-for-replicas';
 export * from './redis-unavailable';
+export * from './lua-script';

@@ -23,7 +23,7 @@ export const SWEEP_CONCURRENCY = 4;
 /**
  * Every SWEEP_INTERVAL_MS, on every instance, for the shards it owns (ShardOwnership): frees the seats of
  * holds whose expireAt passed and records their SeatExpired events, forgets old holds and removes old
- * events (one Lua call per batch and shard, see hold-store/lua/sweep.lua.ts). A tick costs
+ * events (one Lua call per batch and shard, see hold-store/lua/sweep-shard.lua). A tick costs
  * O(owned shards + what is due), never O(events). Ownership saves work and keeps each shard's outbox in
  * order; correctness of the frees comes from the script's own re-checks.
  * Sweeping touches Redis only: confirms found stuck past their deadline are recorded for the confirm

@@ -1,9 +1,9 @@
 import { CreateHoldResult, HoldRecord, HoldStatus, LostSeat, SeatConflict, StoreResult } from './hold.types';
 
-/** What every hold script answers: a code, then the hold (prelude view()) and a detail when there is one. */
+/** What every hold script answers: a code, then the hold (view(), lua/hold-records.lua) and a detail when there is one. */
 export type ScriptReply = [string, ...unknown[]];
 
-/** The hold as prelude view() sends it. */
+/** The hold as view() (lua/hold-records.lua) sends it. */
 type RawHold = [
   string,
   string,

@@ -2,32 +2,14 @@ import { DistributedLockService } from '@app/distributed-lock';
 import Redis, { Cluster } from 'ioredis';
 import { HoldIds } from './hold-ids';
 import { HoldLayout } from './hold-keys';
-import { ABANDON_CONFIRM, BEGIN_CONFIRM, FINISH_CONFIRM } from './lua/confirm-hold.lua';
-import { CREATE_HOLD } from './lua/create-hold.lua';
-import { EVENT_SCRIPT_KEYS } from './lua/prelude.lua';
-import { EXTEND_HOLD } from './lua/extend-hold.lua';
 import { HoldLibrary, holdLibrary, holdScript } from './lua/hold-script';
-import { READ_HOLD } from './lua/read-hold.lua';
-import { RELEASE_HOLD } from './lua/release-hold.lua';
-import { MARK_BOOKED } from './lua/mark-booked.lua';
-import { SWEEP } from './lua/sweep.lua';
+import { EVENT_SCRIPT_KEYS, EVENT_SCRIPTS, SWEEP_SHARD } from './lua/manifest';
 
-/** The scripts the store runs on one event's keys (the layout of prelude.lua.ts: 11 keys, 3 arguments). */
-export const EVENT_SCRIPTS = {
-  holdCreate: CREATE_HOLD,
-  holdRead: READ_HOLD,
-  holdExtend: EXTEND_HOLD,
-  holdRelease: RELEASE_HOLD,
-  holdBeginConfirm: BEGIN_CONFIRM,
-  holdFinishConfirm: FINISH_CONFIRM,
-  holdAbandonConfirm: ABANDON_CONFIRM,
-  holdMarkBooked: MARK_BOOKED,
-} as const;
-
+/** The scripts the store runs on one event's keys (lua/manifest.ts). */
 export type EventScriptName = keyof typeof EVENT_SCRIPTS;
 
-/** The store's scripts as one function library (hold-script.ts): built once per process. */
-const LIBRARY: HoldLibrary = holdLibrary({ ...EVENT_SCRIPTS, holdSweepShard: SWEEP });
+/** The store's scripts as one function library (lua/hold-script.ts): built once per process. */
+const LIBRARY: HoldLibrary = holdLibrary({ ...EVENT_SCRIPTS, holdSweepShard: SWEEP_SHARD });
 
 /** Redis's answer to an FCALL of a function it does not have (library never loaded, or lost). */
 const NOT_LOADED = /function not found/i;
@@ -92,7 +74,7 @@ export class HoldScripts {
   }
 
   /**
-   * Runs a defined script on one event: its keys and the prelude's arguments, then `args` (ARGV[4..]).
+   * Runs a library script on one event: the event's keys and arguments, then `args` (ARGV[4..]).
    * `moreKeys` follow the event's keys (KEYS[EVENT_SCRIPT_KEYS + 1..]): keys of the same slot that the
    * script reads, such as the seat locks whose ownership it checks.
    */
@@ -106,14 +88,14 @@ export class HoldScripts {
   }
 
   /**
-   * Runs a script that starts with PRELUDE and is not registered (EVAL: the whole script every call) on
-   * one event, as onEvent does: for rare reads such as a full scan, not for the hold path.
+   * Runs the body of a hold script that is not in the library (EVAL: the helpers and the body on every
+   * call) on one event, as onEvent does: for rare reads such as a full scan, not for the hold path.
    */
-  evalOnEvent(lua: string, eventId: string, args: (string | number)[]): Promise<unknown> {
-    return this.redis.eval(holdScript(lua), EVENT_SCRIPT_KEYS, ...this.eventCall(eventId, args));
+  evalOnEvent(body: string, eventId: string, args: (string | number)[]): Promise<unknown> {
+    return this.redis.eval(holdScript(body), EVENT_SCRIPT_KEYS, ...this.eventCall(eventId, args));
   }
 
-  /** KEYS and ARGV of an event script (prelude.lua.ts). */
+  /** KEYS and ARGV of an event script (lua/manifest.ts EVENT_KEYS, EVENT_ARGV). */
   private eventCall(
     eventId: string,
     args: (string | number)[],
@@ -143,7 +125,7 @@ export class HoldScripts {
     ];
   }
 
-  /** The shard sweep (sweep.lua.ts): the per-event positions are placeholders in the shard's slot. */
+  /** The shard sweep (lua/sweep-shard.lua): the per-event positions are placeholders in the shard's slot. */
   sweepShard(shard: number, args: (string | number)[]): Promise<unknown> {
     const k = this.layout.shardKeys(shard);
     return this.fcall('holdSweepShard', EVENT_SCRIPT_KEYS + 1, [

@@ -1,5 +1,5 @@
 /**
- * Hold buckets (lua/hold-buckets.lua.ts, hold-keys.ts): an event's hold records and due entries are split
+ * Hold buckets (lua/hold-buckets.lua, hold-keys.ts): an event's hold records and due entries are split
  * by hid into buckets that grow one split at a time. Against the test Redis: after many splits every
  * record and due entry sits in the bucket the hid names (computed here independently of the Lua), each
  * bucket is still a listpack, and every reader finds its hold: reads, extend, release, the lock-free
@@ -9,7 +9,7 @@ import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
 import { HoldIds } from './hold-ids';
 import { HoldStore } from './hold.store';
-import { BUCKET_SPLIT_LOAD } from './lua/hold-buckets.lua';
+import { BUCKET_SPLIT_LOAD } from './lua/manifest';
 import { SeatChangeLog } from './seat-change-log';
 import {
   createdHold,

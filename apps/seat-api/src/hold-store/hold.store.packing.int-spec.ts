@@ -1,5 +1,5 @@
 /**
- * The packed Redis entries of the hold store (hold-keys.ts, lua/prelude.lua.ts): a hold record keeps every
+ * The packed Redis entries of the hold store (hold-keys.ts, lua/hold-records.lua): a hold record keeps every
  * field through save and load whatever its status, and users whose digests share a users-hash bucket keep
  * apart (each one's seat cap counts only its own holds), even when one id starts with the other. Keys live
  * under this file's own REDIS_KEY_PREFIX.
@@ -10,14 +10,8 @@ import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
 import { HoldStore } from './hold.store';
 import { HoldIds } from './hold-ids';
-import { PRELUDE, USER_BUCKET_HEX_DIGITS } from './lua/prelude.lua';
-import {
-  createHold,
-  createdHold,
-  newHoldEventIds,
-  openHoldStore,
-  TestHold,
-} from '@test/support/hold-store';
+import { USER_BUCKET_HEX_DIGITS } from './lua/manifest';
+import { createHold, createdHold, newHoldEventIds, openHoldStore, TestHold } from '@test/support/hold-store';
 
 const newEventId = newHoldEventIds();
 
@@ -42,8 +36,8 @@ function sameBucketAs(user: string): string {
   }
 }
 
-/** Saves `fields` over the hold `hid` with prelude save(), then answers what load() reads back. */
-const ROUND_TRIP = `${PRELUDE}
+/** Saves `fields` over the hold `hid` with save() (hold-records.lua), then answers what load() reads back. */
+const ROUND_TRIP = `
 local h = load(ARGV[4])
 local f = cjson.decode(ARGV[5])
 for k, v in pairs(f) do h[k] = v end

@@ -2,11 +2,11 @@
  * Every write inside a script is a command Redis propagates on its own (the AOF, every replica), so the
  * hold scripts write each key once per call where they can. On a private Redis (its command counters see
  * only this file):
- * - the shard sweep batches one event's writes (prelude batch_begin / batch_flush): expiring 91 holds of
+ * - the shard sweep batches one event's writes (lua/write-batch.lua batch_begin / batch_flush): expiring 91 holds of
  *   one event writes the seats hash, each bucket, the user index and the gc index once each, plus one
  *   outbox record per seat, and leaves exactly the state the unbatched writes left;
  * - a hold's seats are written by one HSET (set_seats), and the event's counters (version, held, booked,
- *   records) by one HSET at the end of the call (change-log.lua.ts meta_flush), not one HINCRBY each.
+ *   records) by one HSET at the end of the call (change-tracking.lua meta_flush), not one HINCRBY each.
  */
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';

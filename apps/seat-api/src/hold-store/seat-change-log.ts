@@ -1,14 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { REDIS_CLIENT } from '@app/redis';
+import { fixedKeyCount, luaScript, REDIS_CLIENT } from '@app/redis';
 import Redis from 'ioredis';
 import { AppConfig } from '@app/config';
 import { HoldLayout } from './hold-keys';
-import { SEAT_MAP_CHANGES, SEAT_MAP_HOLD_STATUSES, SEAT_MAP_SET_COUNTS } from './lua/seat-map.lua';
+import { HOLD_LUA_DIR, SEAT_MAP_SCRIPTS } from './lua/manifest';
 
 /**
  * A seat's state as the change log records it: 'A' available, 'B' booked, 'H<expireAtMs>' held until
  * then (lazy expiry: AVAILABLE after, whether or not the sweeper ran), 'H0' held while a confirm is in
- * flight. See lua/change-log.lua.ts.
+ * flight. See lua/change-log.lua.
  */
 export type SeatCode = string;
 
@@ -46,7 +46,7 @@ export interface SeatMapHead {
 type Runner = (...args: (string | number)[]) => Promise<unknown>;
 
 /**
- * Read side of the seat-map change log (the hold scripts write it, lua/change-log.lua.ts): what seat-map
+ * Read side of the seat-map change log (the hold scripts write it, lua/change-log.lua): what seat-map
  * snapshots use instead of reading every seat. Each method is one small script on one event's keys (its
  * shard's hash tag, so it works on Redis Cluster).
  */
@@ -60,17 +60,12 @@ export class SeatChangeLog {
     config: AppConfig,
   ) {
     this.layout = new HoldLayout(config.holds.shards);
-    const scripts = {
-      seatMapChanges: SEAT_MAP_CHANGES,
-      seatMapHoldStatuses: SEAT_MAP_HOLD_STATUSES,
-      seatMapSetCounts: SEAT_MAP_SET_COUNTS,
-    };
-    for (const [name, lua] of Object.entries(scripts)) {
+    for (const [name, spec] of Object.entries(SEAT_MAP_SCRIPTS)) {
       if (!(name in redis)) {
-        redis.defineCommand(name, { numberOfKeys: 4, lua });
+        redis.defineCommand(name, { numberOfKeys: fixedKeyCount(spec), lua: luaScript(HOLD_LUA_DIR, spec) });
       }
     }
-    const fn = (name: keyof typeof scripts): Runner => {
+    const fn = (name: keyof typeof SEAT_MAP_SCRIPTS): Runner => {
       const command = (redis as unknown as Record<string, Runner>)[name];
       return (...args) => command.call(redis, ...args);
     };

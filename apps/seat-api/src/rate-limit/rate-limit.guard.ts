@@ -1,5 +1,6 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
-import { ThrottlerGuard, type ThrottlerLimitDetail, ThrottlerOptions } from '@nestjs/throttler';
+import { ThrottlerGuard, ThrottlerOptions } from '@nestjs/throttler';
+import type { ThrottlerLimitDetail } from '@nestjs/throttler/dist/throttler.guard.interface';
 import { AuthUser } from '../auth/auth-user';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
@@ -8,11 +9,8 @@ import { SyncedThrottlerStorage } from './synced-throttler.storage';
 
 type TrackedRequest = { user?: AuthUser; ip?: string };
 
-/**
- * Per user when the request carried a valid token, else per client address: who a caller is, for the
- * limits here and the seat map's streams per caller.
- */
-export const trackerOf = (req: TrackedRequest): string =>
+/** Per user when the request carried a valid token, else per client address. */
+const trackerOf = (req: TrackedRequest): string =>
   req.user ? `user:${req.user.id}` : `ip:${req.ip ?? 'unknown'}`;
 
 /** Route metadata the library's own decorators set (@SkipThrottle, @Throttle): keys start so. */

@@ -2,9 +2,8 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nest
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
 import type { Cluster } from 'ioredis';
-import { keySlot, REDIS_CLIENT, RedisClient } from '@app/redis';
+import { keySlot, luaScript, LuaScriptSpec, REDIS_CLIENT, RedisClient } from '@app/redis';
 import { counter, gauge } from '@app/observability';
-import { SYNC_COUNTERS } from './synced-counter.lua';
 
 /** How often an instance adds its new hits to Redis and learns the other instances' totals. */
 export const SYNC_INTERVAL_MS = 100;
@@ -19,6 +18,16 @@ const MAX_KEYS_PER_CALL = 1000;
  * more EVALSHA per hold in bench:cluster (every hold from another user), each sent on its own.
  */
 const COUNTER_GROUPS = 16;
+
+/**
+ * The sync (synced-counter.lua): adds each counter's hits and answers the totals. KEYS the counters of one
+ * slot; per counter, in KEYS order, the hits to add and the ms it must outlive its window by.
+ */
+const SYNC_COUNTERS: LuaScriptSpec = {
+  file: 'synced-counter.lua',
+  keys: ['counter...'],
+  argv: ['hits, outliveMs...'],
+};
 
 type SyncRunner = {
   rateLimitSync(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number[]>;
@@ -80,7 +89,7 @@ export class SyncedThrottlerStorage implements ThrottlerStorage, OnModuleInit, O
   constructor(@Inject(REDIS_CLIENT) private readonly redis: RedisClient) {
     if (!('rateLimitSync' in redis)) {
       // no fixed key count: each call passes its own (ioredis still prefixes the keys)
-      redis.defineCommand('rateLimitSync', { lua: SYNC_COUNTERS });
+      redis.defineCommand('rateLimitSync', { lua: luaScript(__dirname, SYNC_COUNTERS) });
     }
     this.keyPrefix = (redis.isCluster ? (redis as Cluster).options.keyPrefix : redis.options.keyPrefix) ?? '';
     this.ring.older = this.ring.newer = this.ring;

@@ -1,8 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
-import { REDIS_CLIENT } from '@app/redis';
+import { luaScript, REDIS_CLIENT } from '@app/redis';
 import type { OutboxEntry } from './outbox-record';
-import { SETTLE_WITH_MALFORMED } from './outbox-stream.lua';
+
+/** settle-with-malformed.lua: moves the malformed records of a batch aside and deletes the whole batch. */
+const SETTLE_WITH_MALFORMED = luaScript(__dirname, {
+  file: 'settle-with-malformed.lua',
+  keys: ['outbox', 'malformedOutbox'],
+  argv: ['malformedCount', 'malformedId...', 'otherId...'],
+});
 
 /**
  * The relay's reads and deletes on a shard's outbox stream. Redis only: every error it throws is a

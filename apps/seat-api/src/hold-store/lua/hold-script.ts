@@ -1,25 +1,29 @@
 import { createHash } from 'node:crypto';
-import { PRELUDE, PRELUDE_DEFINITIONS } from './prelude.lua';
-
-/** The body of a hold script: what follows PRELUDE. */
-function bodyOf(script: string): string {
-  if (!script.startsWith(PRELUDE)) {
-    throw new Error('a hold script starts with PRELUDE');
-  }
-  return script.slice(PRELUDE.length);
-}
+import { LOCK_OWNED_LUA } from '@app/distributed-lock';
+import { luaConstants, LuaScriptSpec, readLua } from '@app/redis';
+import { HOLD_CONSTANTS, HOLD_HELPERS } from './manifest';
 
 /**
- * A hold script as one EVAL (`${PRELUDE}` + body): the body becomes a function, so whichever `return` it
- * leaves by, the changes it made are recorded in the seat-map change log before the reply goes out
- * (prelude log_changes(), change-log.lua.ts). One script, one atomic step, no extra round trip. Read-only
- * scripts are wrapped too: they record nothing. For tests and rare scripts: the store's own run as
- * functions of the library below.
+ * What every hold script runs on: the manifest's constants, the lock library's ownership check
+ * (LOCK_OWNED_LUA, its documented contract for a store's own scripts) and the helper files.
  */
-export function holdScript(script: string): string {
-  return `${PRELUDE}
+export const HOLD_DEFINITIONS = [
+  luaConstants(HOLD_CONSTANTS),
+  LOCK_OWNED_LUA,
+  ...HOLD_HELPERS.map((file) => readLua(__dirname, file)),
+].join('\n');
+
+/**
+ * A hold script's body (a file of this folder, or a test's own Lua) as one EVAL: the definitions, begin(),
+ * then the body as a function, so whichever `return` it leaves by, the changes it made are recorded in the
+ * seat-map change log before the reply goes out (log_changes(), change-log.lua). For tests and rare
+ * scripts: the store's own run as functions of the library below, which defines everything once.
+ */
+export function holdScript(body: string): string {
+  return `${HOLD_DEFINITIONS}
+begin()
 local function script_body()
-${bodyOf(script)}
+${body}
 end
 local reply = script_body()
 log_changes()
@@ -38,20 +42,22 @@ export interface HoldLibrary {
 
 /**
  * The hold scripts as one Redis function library (Redis 7 FUNCTION LOAD, called with FCALL). Why not
- * EVALSHA: an EVAL script runs its whole text on every call, and the prelude defines some 40 functions.
+ * EVALSHA: an EVAL script runs its whole text on every call, and the helpers define some 40 functions.
  * Creating a closure costs about half a microsecond in Redis's Lua (more the more local variables are
  * open), so every hold script paid ~25-30 µs of Redis CPU before doing anything (measured: a script that
- * is only the prelude). A library runs its definitions once, when loaded; each call only sets its keys,
+ * is only the helpers). A library runs its definitions once, when loaded; each call only sets its keys,
  * arguments and time (begin()) and runs its body, then records its seat changes (log_changes()).
  *
- * Each call is still atomic and single-slot, exactly like the script it replaces. Per-call state lives in
+ * Each call is still atomic and single-slot, exactly like an EVAL of the script. Per-call state lives in
  * library locals that begin() resets, and Redis runs one function at a time. The name carries a hash of
  * the code, so during a rolling deploy each version calls its own functions.
  */
-export function holdLibrary(scripts: Record<string, string>): HoldLibrary {
-  const bodies = Object.entries(scripts).map(([name, script]) => [name, bodyOf(script)] as const);
+export function holdLibrary(scripts: Record<string, Pick<LuaScriptSpec, 'file'>>): HoldLibrary {
+  const bodies = Object.entries(scripts).map(
+    ([name, spec]) => [name, readLua(__dirname, spec.file)] as const,
+  );
   const hash = createHash('sha1')
-    .update(PRELUDE_DEFINITIONS)
+    .update(HOLD_DEFINITIONS)
     .update(JSON.stringify(bodies))
     .digest('hex')
     .slice(0, 12);
@@ -61,8 +67,8 @@ export function holdLibrary(scripts: Record<string, string>): HoldLibrary {
     `#!lua name=${name}`,
     '-- per call: set by each function wrapper before begin()',
     'local KEYS, ARGV',
+    HOLD_DEFINITIONS,
   ];
-  parts.push(PRELUDE_DEFINITIONS);
   for (const [script, body] of bodies) {
     const fn = `${script}_${hash}`;
     functions[script] = fn;

@@ -1,11 +1,8 @@
-/**
- * The relay's one multi-step change to an outbox stream (atomic: a record is never both moved aside and
- * left in the stream, or deleted without its copy).
- *
- * After Kafka acknowledged a batch that holds malformed records: copies those (ARGV[2..1+n],
- * n = ARGV[1]) unchanged to KEYS[2], then deletes every record of the batch (ARGV[2..]) from KEYS[1].
- */
-export const SETTLE_WITH_MALFORMED = `
+-- The relay's one multi-step change to an outbox stream (atomic: a record is never both moved aside and
+-- left in the stream, or deleted without its copy).
+--
+-- After Kafka acknowledged a batch that holds malformed records: copies those (ARGV[2..1+n],
+-- n = ARGV[1]) unchanged to KEYS[2], then deletes every record of the batch (ARGV[2..]) from KEYS[1].
 local malformed = tonumber(ARGV[1])
 for i = 2, 1 + malformed do
   local entry = redis.call('XRANGE', KEYS[1], ARGV[i], ARGV[i])[1]
@@ -21,4 +18,3 @@ for from = 2, #ARGV, 500 do
   deleted = deleted + redis.call('XDEL', KEYS[1], unpack(ids))
 end
 return deleted
-`;

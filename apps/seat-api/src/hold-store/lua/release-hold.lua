@@ -1,12 +1,7 @@
-import { PRELUDE } from './prelude.lua';
-
-/**
- * Gives the seats back. ARGV[4] hid, [5] userId, [6] fencing token. Idempotent: a hold that already
- * ended (released, or expired — swept or not) answers OK with its final state.
- * Frees only the seats the hold still holds: a seat booked by someone else since (prelude own()) stays
- * BOOKED, and the release still answers OK: the user gave back everything that was theirs.
- */
-export const RELEASE_HOLD = `${PRELUDE}
+-- Gives the seats back. ARGV[4] hid, [5] userId, [6] fencing token. Idempotent: a hold that already
+-- ended (released, or expired — swept or not) answers OK with its final state.
+-- Frees only the seats the hold still holds: a seat booked by someone else since (seats.lua own()) stays
+-- BOOKED, and the release still answers OK: the user gave back everything that was theirs.
 local h = settle(load(ARGV[4]))
 if not h or h.user ~= ARGV[5] then return { 'HOLD_NOT_FOUND' } end
 if h.status == 'CONFIRMED' or h.status == 'CONFIRMING' then return { 'HOLD_CONFIRMED', view(h) } end
@@ -18,4 +13,3 @@ set_seats(mine, 'F', '', 0, token)
 h.fence = token
 finish(h, 'RELEASED')
 return { 'OK', view(h) }
-`;

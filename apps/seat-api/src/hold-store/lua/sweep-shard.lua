@@ -1,34 +1,29 @@
-import { PRELUDE } from './prelude.lua';
-
-/**
- * One sweeper step for one shard. Declared KEYS are the shard's (see hold-keys.ts): [5] outbox, [7] fence
- * counter, [10] due, [11] gc, [12] events; the per-event positions carry the shard's due key as a
- * placeholder, since use_event() points them at each event this step visits. The event keys are built
- * here from the shard's key (prelude use_event): same {s<k>} hash tag, same Cluster slot, so the whole
- * step is one atomic script on one slot whatever the number of events it visits.
- *
- * ARGV[4] batch size (holds expired or forgotten per step, over all events), [5] ms before a stuck
- * CONFIRMING hold is reported again, [6] events at most removed per step, [7] least ms before an ended
- * event with a live hold is looked at again (else when its last live hold is due).
- *
- *   1. due: the shard's due head (events whose earliest due time passed), then each event's due head
- *      (its hold buckets whose earliest due time passed, hold-buckets.lua.ts), then each such bucket's
- *      due entries; each hold is re-checked against Redis time and its status, so a hold extended,
- *      released, re-held or being confirmed since it was indexed is never freed. Then the bucket's entry
- *      in the event's head and the event's entry in the shard index are set to their earliest due times
- *      (or removed). Cost ~ what is due, never the number of events, holds or seats. An event's holds
- *      are taken earliest first across its buckets and across steps (due_holds), so its SeatExpired
- *      records are written in expireAt order. Its writes are batched (prelude batch_begin /
- *      batch_flush): one command per key instead of several per hold, which is what Redis propagates to
- *      the AOF and replicas. Safe from several callers at once: a hold is expired by one script run.
- *   2. gc: ended holds past their retention are forgotten (shard gc head, then the event's gc index).
- *   3. events: an event past its retain-until (start + HOLD_EVENT_RETENTION_SECONDS) with no live hold
- *      (empty due head) loses all its keys (UNLINK: freed off Redis's main thread). One that still has
- *      a live hold is looked at again when its last due bucket is due.
- *
- * Replies {expiredHolds, expiredSeats, forgottenHolds, removedEvents, more, stuck...}.
- */
-export const SWEEP = `${PRELUDE}
+-- One sweeper step for one shard. Declared KEYS are the shard's (see hold-keys.ts): [5] outbox, [7] fence
+-- counter, [10] due, [11] gc, [12] events; the per-event positions carry the shard's due key as a
+-- placeholder, since use_event() points them at each event this step visits. The event keys are built
+-- here from the shard's key (hold-index.lua use_event): same {s<k>} hash tag, same Cluster slot, so the whole
+-- step is one atomic script on one slot whatever the number of events it visits.
+--
+-- ARGV[4] batch size (holds expired or forgotten per step, over all events), [5] ms before a stuck
+-- CONFIRMING hold is reported again, [6] events at most removed per step, [7] least ms before an ended
+-- event with a live hold is looked at again (else when its last live hold is due).
+--
+--   1. due: the shard's due head (events whose earliest due time passed), then each event's due head
+--      (its hold buckets whose earliest due time passed, hold-buckets.lua), then each such bucket's
+--      due entries; each hold is re-checked against Redis time and its status, so a hold extended,
+--      released, re-held or being confirmed since it was indexed is never freed. Then the bucket's entry
+--      in the event's head and the event's entry in the shard index are set to their earliest due times
+--      (or removed). Cost ~ what is due, never the number of events, holds or seats. An event's holds
+--      are taken earliest first across its buckets and across steps (due_holds), so its SeatExpired
+--      records are written in expireAt order. Its writes are batched (write-batch.lua batch_begin /
+--      batch_flush): one command per key instead of several per hold, which is what Redis propagates to
+--      the AOF and replicas. Safe from several callers at once: a hold is expired by one script run.
+--   2. gc: ended holds past their retention are forgotten (shard gc head, then the event's gc index).
+--   3. events: an event past its retain-until (start + HOLD_EVENT_RETENTION_SECONDS) with no live hold
+--      (empty due head) loses all its keys (UNLINK: freed off Redis's main thread). One that still has
+--      a live hold is looked at again when its last due bucket is due.
+--
+-- Replies {expiredHolds, expiredSeats, forgottenHolds, removedEvents, more, stuck...}.
 local batch, recheck = tonumber(ARGV[4]), tonumber(ARGV[5])
 local maxRemoved, eventRecheck = tonumber(ARGV[6]), tonumber(ARGV[7])
 local K_SEVENTS = KEYS[12]
@@ -124,7 +119,7 @@ for _, ev in ipairs(redis.call('ZRANGEBYSCORE', K_SGC, '-inf', NOW, 'LIMIT', 0, 
   use_event(ev)
   local old = redis.call('ZRANGEBYSCORE', K_GC, '-inf', NOW, 'LIMIT', 0, budget)
   budget = budget - #old
-  -- one HDEL per bucket and one ZREM, not two commands per hold (see the prelude's write batching)
+  -- one HDEL per bucket and one ZREM, not two commands per hold (see write-batch.lua)
   local byBucket, records = {}, 0
   for _, hid in ipairs(old) do
     local hids = table_at(byBucket, holds_key(hid))
@@ -169,4 +164,3 @@ end
 local reply = { holds, seats, forgotten, removed, more and 1 or 0 }
 for _, id in ipairs(stuck) do reply[#reply + 1] = id end
 return reply
-`;

@@ -1,36 +1,30 @@
-import { BUCKET_SPLIT_LOAD } from './hold-buckets.lua';
-import { EVENT_SCRIPT_KEYS, PRELUDE } from './prelude.lua';
-
-/**
- * All-or-none hold. ARGV[4] hid, [5] userId, [6] ttlMs, [7] maxLifetimeMs, [8] maxSeatsPerUser,
- * [9] fencing token, [10] the seat lock's owner token or '', [11] '1' to let go of the seat lock or '',
- * [12..] seat ids; KEYS after the event's (KEYS[${EVENT_SCRIPT_KEYS + 1}..]) are the seat lock's keys when
- * an owner is given.
- * With an owner (LockOwnership: a section pipelined with its lock's acquire, whose grant it cannot know)
- * the hold is made only if every seat lock key holds that owner now, else {'NOT_LOCKED'} and nothing is
- * read or written; a token of 0 then means "the counter's value": the lock is ours at this moment, so
- * every later holder of these seats draws a higher token. With ARGV[11] (the hold is its section's last
- * write: LockHandle.releasedBy) every answer but NOT_LOCKED also deletes the seat lock's keys, last.
- * A seat is taken only if it is free, or held by a hold whose expireAt has passed (that hold is
- * expired on the spot, with its SeatExpired records). Replies {'OK', hold} | {'SEATS_UNAVAILABLE',
- * {seatId, reason}...} | {'HOLD_LIMIT_EXCEEDED', held, limit} | {'STALE_FENCING_TOKEN'} (see fence_ok()).
- */
-export const CREATE_HOLD = `${PRELUDE}
+-- All-or-none hold. ARGV[4] hid, [5] userId, [6] ttlMs, [7] maxLifetimeMs, [8] maxSeatsPerUser,
+-- [9] fencing token, [10] the seat lock's owner token or '', [11] '1' to let go of the seat lock or '',
+-- [12..] seat ids; KEYS after the event's (KEYS[EVENT_SCRIPT_KEYS + 1..]) are the seat lock's keys when
+-- an owner is given.
+-- With an owner (LockOwnership: a section pipelined with its lock's acquire, whose grant it cannot know)
+-- the hold is made only if every seat lock key holds that owner now, else {'NOT_LOCKED'} and nothing is
+-- read or written; a token of 0 then means "the counter's value": the lock is ours at this moment, so
+-- every later holder of these seats draws a higher token. With ARGV[11] (the hold is its section's last
+-- write: LockHandle.releasedBy) every answer but NOT_LOCKED also deletes the seat lock's keys, last.
+-- A seat is taken only if it is free, or held by a hold whose expireAt has passed (that hold is
+-- expired on the spot, with its SeatExpired records). Replies {'OK', hold} | {'SEATS_UNAVAILABLE',
+-- {seatId, reason}...} | {'HOLD_LIMIT_EXCEEDED', held, limit} | {'STALE_FENCING_TOKEN'} (see fence_ok()).
 local hid, user, ttl, lifetime = ARGV[4], ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
 local limit, token, lock_owner = tonumber(ARGV[8]), tonumber(ARGV[9]), ARGV[10]
 local let_go = false
 if lock_owner ~= '' then
-  if not lock_owned(${EVENT_SCRIPT_KEYS + 1}, lock_owner) then return { 'NOT_LOCKED' } end
+  if not lock_owned(EVENT_SCRIPT_KEYS + 1, lock_owner) then return { 'NOT_LOCKED' } end
   if token == 0 then token = tonumber(redis.call('GET', K_FENCE) or 0) end
   let_go = ARGV[11] == '1'
 end
 -- every answer from here on: the seat lock goes with it when asked (the script's last change)
 local function answer(reply)
-  if let_go then lock_let_go(${EVENT_SCRIPT_KEYS + 1}) end
+  if let_go then lock_let_go(EVENT_SCRIPT_KEYS + 1) end
   return reply
 end
 
--- Splits bucket p into p and p + 2^L (linear hashing, hold-buckets.lua.ts): moves the records and due
+-- Splits bucket p into p and p + 2^L (linear hashing, hold-buckets.lua): moves the records and due
 -- entries whose code says so, in one HSET / HDEL / ZADD / ZREM per key. Only this bucket's entries move.
 local function split_bucket()
   local from, to, m2 = HB_P, HB_P + HB_M, 2 * HB_M
@@ -71,9 +65,9 @@ end
 
 -- A new hold record was saved: counts it, and splits one bucket when the event's records outgrow them.
 local function record_added()
-  local n = meta_add('hn', 1) -- written with the other counters (change-log.lua.ts meta_flush)
+  local n = meta_add('hn', 1) -- written with the other counters (change-tracking.lua meta_flush)
   buckets_ready()
-  if n > ${BUCKET_SPLIT_LOAD} * (HB_M + HB_P) then split_bucket() end
+  if n > BUCKET_SPLIT_LOAD * (HB_M + HB_P) then split_bucket() end
 end
 
 local seats = {}
@@ -117,4 +111,3 @@ due_add(h.expire, hid)
 live[#live + 1] = hid
 update_user_holds(user, function() return table.concat(live, ',') end)
 return answer({ 'OK', view(h) })
-`;

@@ -1,13 +1,8 @@
-import { PRELUDE } from './prelude.lua';
-
-/**
- * New expiry = now + ttl. ARGV[4] hid, [5] userId, [6] ttlMs, [7] max extensions, [8] fencing token.
- * Refused past the lifetime cap (createdAt + cap) or the extension count cap, so nobody holds forever.
- * Refused with {'SEATS_LOST', hold, {seatId, now}...} when some seat is no longer the hold's (booked by
- * someone else, see prelude own()): extending would turn a booked seat back into a held one. Nothing
- * is written then; the hold keeps the seats it still has until it is released or expires.
- */
-export const EXTEND_HOLD = `${PRELUDE}
+-- New expiry = now + ttl. ARGV[4] hid, [5] userId, [6] ttlMs, [7] max extensions, [8] fencing token.
+-- Refused past the lifetime cap (createdAt + cap) or the extension count cap, so nobody holds forever.
+-- Refused with {'SEATS_LOST', hold, {seatId, now}...} when some seat is no longer the hold's (booked by
+-- someone else, see seats.lua own()): extending would turn a booked seat back into a held one. Nothing
+-- is written then; the hold keeps the seats it still has until it is released or expires.
 local h = settle(load(ARGV[4]))
 if not h or h.user ~= ARGV[5] then return { 'HOLD_NOT_FOUND' } end
 if h.status ~= 'ACTIVE' then return { 'HOLD_NOT_ACTIVE', view(h) } end
@@ -23,4 +18,3 @@ h.expire, h.ext, h.fence = expire, h.ext + 1, token
 save(h)
 due_add(expire, h.hid)
 return { 'OK', view(h) }
-`;

@@ -1,0 +1,44 @@
+-- Moves a hold to a terminal status: off the due index, onto the forget schedule, out of the user's list.
+local function finish(h, status)
+  h.status = status
+  h.ended = NOW
+  h.deadline = 0
+  save(h)
+  due_remove(h.hid)
+  if BATCH then
+    B_GC[#B_GC + 1] = NOW + RETENTION
+    B_GC[#B_GC + 1] = h.hid
+    B_SGC = NOW + RETENTION
+  else
+    redis.call('ZADD', K_GC, NOW + RETENTION, h.hid)
+    redis.call('ZADD', K_SGC, 'LT', NOW + RETENTION, EVENT_ID)
+  end
+  drop_user_hold(h.user, h.hid)
+end
+
+-- Frees the seats of a hold whose time ran out and records one SeatExpired per seat in the outbox,
+-- in this same atomic step: a seat is never freed without its event, nor an event written twice.
+-- Only seats the hold still holds are freed and recorded (a seat booked meanwhile stays BOOKED);
+-- returns how many were freed.
+local function expire(h)
+  local freed = 0
+  for _, s in ipairs(h.seats) do
+    local mine, _, fence = own(h, s)
+    if mine == 'H' then
+      freed = freed + 1
+      set_seat(s, 'F', '', 0, fence)
+      local F = SEAT_EXPIRED_FIELDS
+      redis.call('XADD', K_OUTBOX, '*', F.type, SEAT_EXPIRED_TYPE, F.eventId, EVENT_ID, F.seatId, s,
+        F.holdId, ID_PREFIX .. h.hid, F.userId, h.user, F.expireAt, h.expire, F.fencingToken, h.fence,
+        F.expiredAt, NOW)
+    end
+  end
+  finish(h, 'EXPIRED')
+  return freed
+end
+
+-- An ACTIVE hold past its expireAt that nobody swept yet is expired now, by whoever finds it.
+local function settle(h)
+  if h and h.status == 'ACTIVE' and h.expire <= NOW then expire(h) end
+  return h
+end

@@ -1,0 +1,167 @@
+import { SEAT_EXPIRED_RECORD_FIELDS, SEAT_EXPIRED_TYPE } from '@app/contracts';
+import type { LuaScriptSpec } from '@app/redis';
+
+/**
+ * The hold store's Lua: every script's file and what each call passes (KEYS, then ARGV, in order), and
+ * the values the Lua reads from TypeScript. The files are in this folder; hold-script.ts assembles them.
+ */
+
+/** The folder of the hold store's .lua files (in dist too: nest-cli.json copies them beside the code). */
+export const HOLD_LUA_DIR = __dirname;
+
+/**
+ * KEYS of every event script (call-state.lua): all under the shard's hash tag (hold-keys.ts), so one slot.
+ * `fence` is the fencing counter the event's seat locks draw from (the shard's); `shardDue`, `shardGc`
+ * are the shard's indexes of events.
+ */
+export const EVENT_KEYS = [
+  'seats',
+  'holds',
+  'due',
+  'users',
+  'outbox',
+  'gc',
+  'fence',
+  'meta',
+  'changes',
+  'shardDue',
+  'shardGc',
+] as const;
+
+/** ARGV[1..3] of every event script; a script's own arguments start at ARGV[4]. */
+export const EVENT_ARGV = ['eventId', 'holdIdPrefix', 'retentionMs'] as const;
+
+/** KEYS of an event script; the shard sweep declares one more (the shard's events index). */
+export const EVENT_SCRIPT_KEYS = EVENT_KEYS.length;
+
+/**
+ * The users hash has one field per bucket of users: this many hex digits of the userId's SHA-1, so 4,096
+ * buckets. Past a few thousand users per event each field packs several users (about 25 B each instead of
+ * ~74 B for a field of its own); a change reads and rewrites one bucket (users / 4,096 entries).
+ * User ids go into the bucket's value between '\n' and '=' (see user_entry): they may contain neither.
+ */
+export const USER_BUCKET_HEX_DIGITS = 3;
+
+/** Status codes of a hold record (its second field): readers outside the hold scripts compare with these. */
+export const HOLD_STATUS_CODES = { ACTIVE: 0, CONFIRMING: 1, CONFIRMED: 2, RELEASED: 3, EXPIRED: 4 } as const;
+
+/**
+ * A bucket splits when the event's records exceed this many per bucket (hold-buckets.lua): an unsplit
+ * bucket then holds about twice this (it still carries its future sibling's share), below the listpack
+ * limit of 128.
+ */
+export const BUCKET_SPLIT_LOAD = 48;
+
+/** About this many entries are kept per event's seat-map change log (XADD MAXLEN ~): minutes of a flash sale's changes. */
+export const CHANGE_LOG_MAX_ENTRIES = 10_000;
+
+/** What the hold scripts' Lua reads as constants (declared ahead of the helpers). */
+export const HOLD_CONSTANTS = {
+  EVENT_SCRIPT_KEYS,
+  USER_BUCKET_HEX_DIGITS,
+  HOLD_STATUS: HOLD_STATUS_CODES,
+  HOLD_STATUS_NAMES: Object.fromEntries(
+    Object.entries(HOLD_STATUS_CODES).map(([name, code]) => [code, name]),
+  ),
+  BUCKET_SPLIT_LOAD,
+  CHANGE_LOG_MAX_ENTRIES,
+  // seats per change-log entry at most (Lua's unpack has a stack limit): a sweep of more writes several
+  CHANGE_LOG_MAX_SEATS_PER_ENTRY: 1000,
+  SEAT_EXPIRED_FIELDS: SEAT_EXPIRED_RECORD_FIELDS,
+  SEAT_EXPIRED_TYPE,
+} as const;
+
+/**
+ * What every hold script runs on, in order (a file uses what the files before it define): the library
+ * defines these once, an EVAL of a hold script runs them on every call. The lock library's
+ * LOCK_OWNED_LUA comes first (hold-script.ts).
+ */
+export const HOLD_HELPERS = [
+  'call-state.lua',
+  'change-tracking.lua',
+  'hold-buckets.lua',
+  'write-batch.lua',
+  'hold-index.lua',
+  'hold-records.lua',
+  'seats.lua',
+  'user-index.lua',
+  'hold-lifecycle.lua',
+  'change-log.lua',
+  'call-begin.lua',
+] as const;
+
+const event = (file: string, argv: readonly string[], moreKeys: readonly string[] = []): LuaScriptSpec => ({
+  file,
+  keys: [...EVENT_KEYS, ...moreKeys],
+  argv: [...EVENT_ARGV, ...argv],
+});
+
+/** The scripts the store runs on one event's keys: functions of the hold library. */
+export const EVENT_SCRIPTS = {
+  holdCreate: event(
+    'create-hold.lua',
+    [
+      'hid',
+      'userId',
+      'ttlMs',
+      'maxLifetimeMs',
+      'maxSeatsPerUser',
+      'fencingToken',
+      'lockOwner',
+      'letGoOfLock',
+      'seatId...',
+    ],
+    ['seatLockKey...'],
+  ),
+  holdRead: event('read-hold.lua', ['hid']),
+  holdExtend: event('extend-hold.lua', ['hid', 'userId', 'ttlMs', 'maxExtensions', 'fencingToken']),
+  holdRelease: event('release-hold.lua', ['hid', 'userId', 'fencingToken']),
+  holdBeginConfirm: event('begin-confirm.lua', [
+    'hid',
+    'userId',
+    'orderId',
+    'fencingToken',
+    'confirmTimeoutMs',
+  ]),
+  holdFinishConfirm: event('finish-confirm.lua', ['hid', 'orderId']),
+  holdAbandonConfirm: event('abandon-confirm.lua', ['hid', 'fencingToken']),
+  holdMarkBooked: event('mark-booked.lua', ['seatId...']),
+} as const satisfies Record<string, LuaScriptSpec>;
+
+/**
+ * The shard sweep, also a function of the hold library: the per-event KEYS carry the shard's due key as a
+ * placeholder (use_event() points them at each event it visits), and `eventId` / `holdIdPrefix` are ''.
+ */
+export const SWEEP_SHARD = event(
+  'sweep-shard.lua',
+  ['batchSize', 'stuckRecheckMs', 'maxRemovedEvents', 'eventRecheckMs'],
+  ['shardEvents'],
+);
+
+/** Hold-bucket readers outside the library (EVALSHA): they share its bucket rule and status codes. */
+const BUCKET_READER = { uses: ['hold-buckets.lua'], constants: { HOLD_STATUS: HOLD_STATUS_CODES } };
+
+/** The lock-free conflict read (seat-conflicts.ts). */
+export const SEAT_CONFLICTS: LuaScriptSpec = {
+  file: 'seat-conflicts.lua',
+  keys: ['seats', 'holds', 'meta'],
+  argv: ['seatId...'],
+  ...BUCKET_READER,
+};
+
+/** What seat-map readers run (seat-change-log.ts): KEYS are one event's. */
+const SEAT_MAP_KEYS = ['meta', 'changes', 'seats', 'holds'];
+export const SEAT_MAP_SCRIPTS = {
+  seatMapChanges: { file: 'seat-map-changes.lua', keys: SEAT_MAP_KEYS, argv: ['fromVersion', 'max'] },
+  seatMapHoldStatuses: {
+    file: 'seat-map-hold-statuses.lua',
+    keys: SEAT_MAP_KEYS,
+    argv: ['hid...'],
+    ...BUCKET_READER,
+  },
+  seatMapSetCounts: {
+    file: 'seat-map-set-counts.lua',
+    keys: SEAT_MAP_KEYS,
+    argv: ['version', 'held', 'booked'],
+  },
+} as const satisfies Record<string, LuaScriptSpec>;

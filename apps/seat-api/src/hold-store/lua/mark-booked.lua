@@ -1,0 +1,15 @@
+-- Repair from PostgreSQL: marks seats BOOKED (keeps their fencing tokens). ARGV[4..] seat ids.
+-- The booking wins. A seat not yet BOOKED becomes 'B' with no hold id: the booking's hold is not known
+-- here, and keeping the id of a hold that merely held the seat would let that hold's extend, release or
+-- expiry take the seat back. A live hold that held it thus loses it (seats.lua own()): its extend and
+-- confirm answer SEATS_LOST, its release and expiry leave the seat BOOKED. A CONFIRMING hold whose own
+-- booking this is still finishes (FINISH_CONFIRM accepts booked seats). Returns how many seats changed.
+local n = 0
+for i = 4, #ARGV do
+  local state, _, _, fence = seat(ARGV[i])
+  if state ~= 'B' then
+    set_seat(ARGV[i], 'B', '', 0, fence)
+    n = n + 1
+  end
+end
+return n
