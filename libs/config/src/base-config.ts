@@ -20,7 +20,18 @@ export class BaseConfig<E extends BaseEnvironment = BaseEnvironment> {
 
   get database() {
     const e = this.env;
-    return { url: e.DATABASE_URL, schema: e.DATABASE_SCHEMA, poolSize: e.DATABASE_POOL_SIZE };
+    return {
+      url: e.DATABASE_URL,
+      schema: e.DATABASE_SCHEMA,
+      poolSize: e.DATABASE_POOL_SIZE,
+      timeouts: {
+        connectMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+        statementMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+        queryMs: e.DATABASE_QUERY_TIMEOUT_MS,
+        idleInTransactionMs: e.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+        keepAliveDelayMs: e.DATABASE_KEEPALIVE_DELAY_MS,
+      },
+    };
   }
 
   get kafka() {

@@ -31,6 +31,34 @@ export class BaseEnvironment {
   @EnvInteger(1, 200)
   DATABASE_POOL_SIZE: number = 10;
 
+  /*
+   * Client-side deadlines: a PostgreSQL that stops answering (a partition, a frozen host: packets
+   * dropped, nothing refused) must fail a call, never hang it, whatever the server's own timeouts.
+   */
+  /** Opening a connection, or waiting for a free one in the pool. */
+  @EnvInteger(100, 60000)
+  DATABASE_CONNECT_TIMEOUT_MS: number = 3000;
+
+  /** The server stops a statement past this (statement_timeout); calls with a budget of their own use less. */
+  @EnvInteger(100, 600000)
+  DATABASE_STATEMENT_TIMEOUT_MS: number = 10000;
+
+  /**
+   * The client gives up on a statement with no answer past this (pg query_timeout) and drops its
+   * connection: the backstop when the server cannot say anything, above DATABASE_STATEMENT_TIMEOUT_MS so
+   * that a server that does answer reports its own timeout first.
+   */
+  @EnvInteger(100, 600000)
+  DATABASE_QUERY_TIMEOUT_MS: number = 12000;
+
+  /** The server ends a session left idle inside a transaction this long (its client went silent). */
+  @EnvInteger(100, 600000)
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: number = 15000;
+
+  /** TCP keepalive on idle connections after this long, so a peer that vanished is noticed. */
+  @EnvInteger(100, 600000)
+  DATABASE_KEEPALIVE_DELAY_MS: number = 10000;
+
   // --- Kafka
   @Matches(/^[^,\s]+:\d+(,[^,\s]+:\d+)*$/, { message: 'KAFKA_BROKERS must be host:port[,host:port]' })
   KAFKA_BROKERS: string = '127.0.0.1:9092';

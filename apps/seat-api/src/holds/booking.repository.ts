@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
-import { BookingEntity, BookingSeatEntity } from '@app/database';
+import { DataSource, EntityManager, QueryFailedError, QueryRunner } from 'typeorm';
+import { BookingEntity, BookingSeatEntity, onConnectionWithin } from '@app/database';
 import type { HoldRecord } from '../hold-store';
 
 /** How one confirm attempt's booking transaction ended. */
@@ -29,9 +29,10 @@ const UNIQUE_VIOLATION = '23505';
 /**
  * Bookings in PostgreSQL: the truth about who has a seat. A confirm attempt is identified by the hold and
  * the fencing token its beginConfirm stored in Redis; see the BookingAttempts migration for the keys.
- * Every method takes a time budget and spends at most that on PostgreSQL (a transaction-local
- * statement_timeout), so a locked table or a stuck row lock costs the caller a bounded wait, never the
- * connection's 10 s default.
+ * Every method takes a time budget and spends at most that on PostgreSQL: a transaction-local
+ * statement_timeout for a server that answers (a locked table, a stuck row lock), and a client-side
+ * deadline for one that does not (partition, frozen host: onConnectionWithin), so the caller's wait is
+ * bounded either way, never the connection's defaults.
  */
 @Injectable()
 export class BookingRepository {
@@ -55,26 +56,29 @@ export class BookingRepository {
       fencingToken: hold.fencingToken,
       seatIds: hold.seatIds,
     });
-    const qr = this.db.createQueryRunner();
     let committing = false;
     try {
-      await qr.connect();
-      await qr.startTransaction();
-      await limitStatements(qr.manager, timeoutMs);
-      await qr.manager.insert(BookingEntity, booking);
-      await qr.manager.insert(
-        BookingSeatEntity,
-        hold.seatIds.map((seatId) => ({ eventId: hold.eventId, seatId, bookingId: booking.id })),
-      );
-      committing = true;
-      await qr.commitTransaction();
+      await onConnectionWithin(this.db, timeoutMs, async (qr) => {
+        await qr.startTransaction();
+        try {
+          await limitStatements(qr.manager, timeoutMs);
+          await qr.manager.insert(BookingEntity, booking);
+          await qr.manager.insert(
+            BookingSeatEntity,
+            hold.seatIds.map((seatId) => ({ eventId: hold.eventId, seatId, bookingId: booking.id })),
+          );
+        } catch (e) {
+          await rollBack(qr);
+          throw e;
+        }
+        committing = true;
+        await qr.commitTransaction();
+      });
       return { ok: true, booking };
     } catch (e) {
+      // past its deadline the connection was ended before any COMMIT went out: the server rolls back
       if (committing) {
         return { ok: false, reason: 'FAILED', committed: 'unknown', error: e };
-      }
-      if (qr.isTransactionActive) {
-        await qr.rollbackTransaction().catch(() => undefined); // a dead connection rolled back by itself
       }
       if (isUniqueViolation(e)) {
         return this.explainConflict(hold, timeoutMs).catch((error: unknown) => ({
@@ -85,8 +89,6 @@ export class BookingRepository {
         }));
       }
       return { ok: false, reason: 'FAILED', committed: false, error: e };
-    } finally {
-      await qr.release().catch(() => undefined); // a broken connection is dropped by the pool anyway
     }
   }
 
@@ -146,11 +148,27 @@ export class BookingRepository {
     });
   }
 
+  /** One transaction that ends within `timeoutMs`, committed if `work` succeeds. */
   private within<T>(timeoutMs: number, work: (m: EntityManager) => Promise<T>): Promise<T> {
-    return this.db.transaction(async (m) => {
-      await limitStatements(m, timeoutMs);
-      return work(m);
+    return onConnectionWithin(this.db, timeoutMs, async (qr) => {
+      await qr.startTransaction();
+      try {
+        await limitStatements(qr.manager, timeoutMs);
+        const result = await work(qr.manager);
+        await qr.commitTransaction();
+        return result;
+      } catch (e) {
+        await rollBack(qr);
+        throw e;
+      }
     });
+  }
+}
+
+/** A dead connection rolled back by itself (the server ends its transaction with the session). */
+async function rollBack(qr: QueryRunner): Promise<void> {
+  if (qr.isTransactionActive) {
+    await qr.rollbackTransaction().catch(() => undefined);
   }
 }
 

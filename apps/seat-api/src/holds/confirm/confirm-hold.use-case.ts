@@ -48,6 +48,10 @@ export interface ConfirmResult {
  *     CONFIRMING: the client's next call on the hold (or the reconciler, after the deadline) decides it
  *     first, so the retry gets 201, or 200 if the COMMIT had in fact gone through;
  *   - the process dies: the next call on the hold, or the reconciler, decides it the same way.
+ * A PostgreSQL that does not answer at all (partition, frozen host) counts as timed out: every call on
+ * it has a client-side deadline, so confirm answers within SETTLE_TIMEOUT_MS (the first read) + the
+ * booking's budget (what is left of SEAT_LOCK_LEASE_MS and CONFIRM_TIMEOUT_MS) + SETTLE_TIMEOUT_MS (the
+ * decision), never when the link comes back.
  */
 @Injectable()
 export class ConfirmHoldUseCase implements SeatLockHost {
@@ -76,7 +80,7 @@ export class ConfirmHoldUseCase implements SeatLockHost {
 
   private async confirm(user: AuthUser, holdId: string, orderId: string): Promise<ConfirmResult> {
     // PostgreSQL decides first: a replay must work even after Redis forgot the hold (retention)
-    const existing = HoldIds.parse(holdId) ? await this.bookings.findConfirmed(holdId) : null;
+    const existing = HoldIds.parse(holdId) ? await this.findBooking(holdId) : null;
     if (existing && existing.userId === user.id) {
       return this.replay(existing, orderId);
     }
@@ -85,6 +89,18 @@ export class ConfirmHoldUseCase implements SeatLockHost {
       throw holdNotFound(holdId);
     }
     return this.lockedConfirm(hold.eventId, hold.seatIds, hold, orderId);
+  }
+
+  /** The hold's booking, read within SETTLE_TIMEOUT_MS: a silent PostgreSQL is a 503 before anything changed. */
+  private async findBooking(holdId: string): Promise<BookingEntity | null> {
+    try {
+      return await this.bookings.findConfirmed(holdId, SETTLE_TIMEOUT_MS);
+    } catch (e) {
+      this.logger.warn(`hold ${holdId}: could not read its booking: ${String(e)}`);
+      throw bookingUnavailable(
+        'The booking store does not answer; nothing was changed and the hold is still yours. Try again',
+      );
+    }
   }
 
   @DistributedLock(SEAT_LOCK)
