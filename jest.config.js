@@ -77,8 +77,5 @@ module.exports = {
   testTimeout: common.testTimeout,
   // unit first, then integration, then e2e: the fast tier fails first
   testSequencer: '<rootDir>/test/setup/tier-sequencer.js',
-  // Last line of defence for CI: a client a failed test forgot to close (a Kafka client retrying,
-  // a Redis socket) must not keep jest alive after the summary. Leaks still show as test failures.
-  forceExit: true,
   reporters: ['default', '<rootDir>/test/setup/summary-reporter.js'],
 };

@@ -1,6 +1,7 @@
 import { spawn, ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import Redis from 'ioredis';
+import { eventually } from './eventually';
 
 /** A throw-away redis-server on a free loopback port, so measurements (INFO memory) see only this run. */
 export interface PrivateRedis {
@@ -23,6 +24,29 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Resolves once something accepts TCP connections on the port; fails if the server exits first. */
+async function untilListening(port: number, proc: ChildProcess, timeoutMs = 10_000): Promise<void> {
+  const accepts = () =>
+    new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+  await eventually(
+    async () => {
+      if (proc.exitCode !== null || proc.signalCode !== null) {
+        throw new Error(`redis-server on port ${port} exited before it listened`);
+      }
+      return accepts();
+    },
+    timeoutMs,
+    `redis-server listening on port ${port}`,
+  );
+}
+
 export async function startPrivateRedis(extraArgs: string[] = [], fixedPort?: number): Promise<PrivateRedis> {
   const port = fixedPort ?? (await freePort());
   const proc: ChildProcess = spawn(
@@ -31,22 +55,18 @@ export async function startPrivateRedis(extraArgs: string[] = [], fixedPort?: nu
     { stdio: 'ignore' },
   );
   const url = `redis://127.0.0.1:${port}`;
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3 });
-  client.on('error', () => undefined); // connection refused until the server is up: expected
-  for (let i = 0; ; i++) {
-    try {
-      await client.connect();
-      await client.ping();
-      break;
-    } catch (e) {
-      if (i > 50) {
-        proc.kill('SIGKILL');
-        throw e;
-      }
-      client.disconnect();
-      await new Promise((r) => setTimeout(r, 100));
-    }
+  try {
+    await untilListening(port, proc);
+  } catch (e) {
+    proc.kill('SIGKILL');
+    throw e;
   }
+  // connected only once the server listens: an ioredis client disconnected after a refused connect keeps
+  // a 2 s timer (its disconnectTimeout, never cleared once the socket is gone) that holds jest open
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3 });
+  client.on('error', () => undefined);
+  await client.connect();
+  await client.ping();
   return {
     url,
     port,
