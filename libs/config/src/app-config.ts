@@ -85,6 +85,9 @@ export class AppConfig extends BaseConfig<SeatApiEnvironment> {
       cacheMaxBytes: e.SEAT_MAP_CACHE_MAX_BYTES,
       maxStreams: e.SEAT_MAP_MAX_STREAMS,
       heartbeatMs: e.SEAT_MAP_HEARTBEAT_MS,
+      maxStreamsPerCaller: e.SEAT_MAP_MAX_STREAMS_PER_CALLER,
+      drainTimeoutMs: e.SEAT_MAP_STREAM_DRAIN_TIMEOUT_MS,
+      streamMemoryMaxBytes: e.SEAT_MAP_STREAM_MEMORY_MAX_BYTES,
     };
   }
 

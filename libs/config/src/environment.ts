@@ -181,6 +181,31 @@ export class SeatApiEnvironment extends BaseEnvironment {
   @EnvInteger(100, 300_000)
   SEAT_MAP_HEARTBEAT_MS: number = 15_000;
 
+  /**
+   * Seat-map streams one caller (the user of a valid token, else the client address) keeps open on one
+   * instance; past it a new one is refused with 429 STREAM_LIMIT_EXCEEDED and Retry-After. A page opens
+   * one; a few tabs, or a few people behind one address, stay well under it.
+   */
+  @EnvInteger(1, 1_000_000)
+  SEAT_MAP_MAX_STREAMS_PER_CALLER: number = 20;
+
+  /**
+   * A stream whose client has not taken what was written to it (the socket has not drained) for this
+   * long is dropped (seat_map_dropped_streams_total{reason="not_draining"}); an EventSource reconnects
+   * and resumes from its last event. A slow client that makes progress is never dropped.
+   */
+  @EnvInteger(100, 600_000)
+  SEAT_MAP_STREAM_DRAIN_TIMEOUT_MS: number = 10_000;
+
+  /**
+   * Memory budget of the open streams (estimated bytes): each is charged 64 KiB (what it may have
+   * written and not yet sent) plus one byte per seat of its event (the statuses of the snapshot it is
+   * sending). Past it a new stream is refused with 503 TOO_MANY_STREAMS: 1 GiB holds about 6,400
+   * streams of a 100,000-seat event, or SEAT_MAP_MAX_STREAMS of small ones.
+   */
+  @EnvInteger(64 * 1024, 64 * 1024 * 1024 * 1024)
+  SEAT_MAP_STREAM_MEMORY_MAX_BYTES: number = 1024 * 1024 * 1024;
+
   // --- Seat locks
   @EnvInteger(100, 60000)
   SEAT_LOCK_LEASE_MS: number = 5000;

@@ -9,8 +9,11 @@ import { SyncedThrottlerStorage } from './synced-throttler.storage';
 
 type TrackedRequest = { user?: AuthUser; ip?: string };
 
-/** Per user when the request carried a valid token, else per client address. */
-const trackerOf = (req: TrackedRequest): string =>
+/**
+ * Per user when the request carried a valid token, else per client address: who a caller is, for the
+ * limits here and the seat map's streams per caller.
+ */
+export const trackerOf = (req: TrackedRequest): string =>
   req.user ? `user:${req.user.id}` : `ip:${req.ip ?? 'unknown'}`;
 
 /** Route metadata the library's own decorators set (@SkipThrottle, @Throttle): keys start so. */

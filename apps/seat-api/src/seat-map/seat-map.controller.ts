@@ -97,7 +97,12 @@ export class SeatMapController {
       '`event: snapshot` (id = version; data {eventId, version, counts, seats}), then `event: changes` at ' +
       'most every 250 ms (id = version; data {version, changes: [{seatId, status}], counts}); `: ping` ' +
       'comments keep it open. Last-Event-ID (or ?lastEventId=) resumes with what changed since that ' +
-      'version, or sends a new snapshot when the change log no longer has it.',
+      'version, or sends a new snapshot when the change log no longer has it. Written only as fast as the ' +
+      'client reads: a client that has not taken what was written for SEAT_MAP_STREAM_DRAIN_TIMEOUT_MS is ' +
+      'dropped (it reconnects and resumes); one that lags gets the seats changed meanwhile in one event, ' +
+      'or a new snapshot. A caller keeps at most SEAT_MAP_MAX_STREAMS_PER_CALLER streams open (429 ' +
+      'STREAM_LIMIT_EXCEEDED); an instance at SEAT_MAP_MAX_STREAMS or its stream memory budget answers 503 ' +
+      'TOO_MANY_STREAMS.',
   })
   @ApiProduces('text/event-stream')
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'resume after this version' })
@@ -109,6 +114,7 @@ export class SeatMapController {
   @ApiPublicErrors(
     ErrorCode.EVENT_NOT_FOUND,
     ErrorCode.RATE_LIMITED,
+    ErrorCode.STREAM_LIMIT_EXCEEDED,
     ErrorCode.TOO_MANY_STREAMS,
     ErrorCode.DEPENDENCY_UNAVAILABLE,
   )

@@ -20,7 +20,15 @@ export const eventPollers = gauge(
 export const openStreams = gauge('seat_map_open_streams', 'Seat-map event streams open on this instance');
 export const refusedStreams = counter(
   'seat_map_refused_streams_total',
-  'Streams refused with 503 because SEAT_MAP_MAX_STREAMS were open',
+  'Streams refused: SEAT_MAP_MAX_STREAMS open (max_streams), the stream memory budget used (memory), ' +
+    'both 503; the caller has SEAT_MAP_MAX_STREAMS_PER_CALLER open (caller, 429)',
+  ['reason'],
+);
+export const droppedStreams = counter(
+  'seat_map_dropped_streams_total',
+  'Streams ended by the server: not_draining = the client had not taken what was written for ' +
+    'SEAT_MAP_STREAM_DRAIN_TIMEOUT_MS',
+  ['reason'],
 );
 export const compressions = counter(
   'seat_map_compressions_total',

@@ -27,8 +27,10 @@ export enum ErrorCode {
   SECTION_NOT_FOUND = 'SECTION_NOT_FOUND',
   /** The event's start + HOLD_EVENT_RETENTION_SECONDS has passed: its seats can no longer be held. */
   EVENT_ENDED = 'EVENT_ENDED',
-  /** SEAT_MAP_MAX_STREAMS live seat-map streams are open on this instance. */
+  /** SEAT_MAP_MAX_STREAMS live seat-map streams are open on this instance, or their memory budget is used. */
   TOO_MANY_STREAMS = 'TOO_MANY_STREAMS',
+  /** The caller (user, else address) has SEAT_MAP_MAX_STREAMS_PER_CALLER seat-map streams open here. */
+  STREAM_LIMIT_EXCEEDED = 'STREAM_LIMIT_EXCEEDED',
   // ---- holds
   /** `errors: [{ seatId }]`: seats the event does not have. */
   SEAT_NOT_FOUND = 'SEAT_NOT_FOUND',

@@ -43,6 +43,8 @@ export const HTTP_ANSWERS: Readonly<Record<ErrorCode, HttpAnswer>> = {
   [ErrorCode.RATE_LIMITED]: { status: 429, retryAfterSeconds: 1 },
   // the generic codes have a default too, so no 429 or 503 code goes without Retry-After
   [ErrorCode.TOO_MANY_REQUESTS]: { status: 429, retryAfterSeconds: 1 },
+  // one of the caller's own streams has to close first: a page that reconnects in a loop should not spin
+  [ErrorCode.STREAM_LIMIT_EXCEEDED]: { status: 429, retryAfterSeconds: 5 },
   [ErrorCode.INTERNAL]: { status: 500 },
   [ErrorCode.BUSY]: { status: 503, retryAfterSeconds: 1 },
   [ErrorCode.BOOKING_UNAVAILABLE]: { status: 503, retryAfterSeconds: 2 },

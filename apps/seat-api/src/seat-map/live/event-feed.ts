@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { eventPollers } from '../seat-map.metrics';
-import { changesEvent } from '../snapshot/seat-map-render';
+import { changesEvent, snapshotFrame } from '../snapshot/seat-map-render';
+import type { SeatListTemplate } from '../snapshot/seat-list-template';
 import { SnapshotSync } from '../snapshot/snapshot-sync';
 import { SSE_PING, SseClient } from './sse-client';
 
@@ -13,7 +14,10 @@ const logger = new Logger('SeatMapStream');
  * The streams of one event on this instance. One reader of the change log however many clients listen:
  * every BATCH_MS it refreshes the event's snapshot (one small Redis call, shared with GET readers), and
  * the seats that changed since the last batch (from this refresh or any other) go out as one `changes`
- * event, rendered once and written to every client. Started with the first client, stopped with the last.
+ * event, rendered once and written to every client that has taken what it was sent. A client that has
+ * not is owed those seats instead (sse-client.ts): once it has, it gets one event of everything it is
+ * owed, with the statuses of that batch, or a new snapshot when it was owed too many. Started with the
+ * first client, stopped with the last.
  */
 export class EventFeed {
   private readonly clients = new Set<SseClient>();
@@ -27,12 +31,14 @@ export class EventFeed {
 
   constructor(
     readonly sync: SnapshotSync,
+    /** The layout's 'stream' seat-list template: what snapshots owed to clients are made from. */
+    private readonly template: SeatListTemplate,
     heartbeatMs: number,
     private readonly onIdle: () => void,
   ) {
     this.unsubscribe = sync.onChange((positions) => positions.forEach((p) => this.pending.add(p)));
     this.poller = setInterval(() => void this.tick(), BATCH_MS);
-    this.heartbeat = setInterval(() => this.broadcast(SSE_PING), heartbeatMs);
+    this.heartbeat = setInterval(() => this.ping(), heartbeatMs);
     this.poller.unref();
     this.heartbeat.unref();
     eventPollers.inc();
@@ -87,17 +93,37 @@ export class EventFeed {
   }
 
   private flush(): void {
-    if (this.pending.size === 0 || this.stopped) {
+    if (this.stopped) {
       return;
     }
-    const event = changesEvent(this.sync.snapshot, this.pending);
+    const snap = this.sync.snapshot;
+    let shared: string | undefined;
+    for (const client of this.clients) {
+      if (!client.ready) {
+        client.owe(this.pending);
+        continue;
+      }
+      const owes = client.owes;
+      if (owes === 'snapshot') {
+        client.sendSnapshot(snapshotFrame(snap, this.template));
+      } else if (owes === 'seats') {
+        const seats = client.takeOwed();
+        this.pending.forEach((p) => seats.add(p));
+        client.send(changesEvent(snap, seats));
+      } else if (this.pending.size > 0) {
+        shared ??= changesEvent(snap, this.pending);
+        client.send(shared);
+      }
+    }
     this.pending.clear();
-    this.broadcast(event);
   }
 
-  private broadcast(chunk: string): void {
+  /** A heartbeat for the clients that have taken everything (the others have bytes on the way). */
+  private ping(): void {
     for (const client of this.clients) {
-      client.send(chunk);
+      if (client.ready) {
+        client.send(SSE_PING);
+      }
     }
   }
 

@@ -1,52 +1,85 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '@app/config';
-import { tooManyStreams } from '../seat-map-errors';
+import { trackerOf } from '../../rate-limit/rate-limit.guard';
+import { streamLimitExceeded, tooManyStreams } from '../seat-map-errors';
 import { openStreams, refusedStreams } from '../seat-map.metrics';
 import { SeatMapSnapshots } from '../seat-map.snapshots';
-import { changesEvent, snapshotEvent } from '../snapshot/seat-map-render';
+import { changesEvent, snapshotFrame } from '../snapshot/seat-map-render';
+import type { SeatListTemplate } from '../snapshot/seat-list-template';
 import { SnapshotSync } from '../snapshot/snapshot-sync';
 import { EventFeed } from './event-feed';
-import { SseClient } from './sse-client';
+import { SseClient, STREAM_BASE_BYTES } from './sse-client';
 
 /**
- * GET /v1/events/{eventId}/seats/stream. Everything that can fail (too many streams, no such event,
- * Redis down) fails before the reply is taken over, so it still answers in the error envelope. Then, in
- * one synchronous step, the first event is written and the client joins its event's feed: no change can
- * fall between the two (a change applied before is in the first event, one after goes out with the next
- * batch; a seat in both is simply sent twice, with the same status).
+ * GET /v1/events/{eventId}/seats/stream. Everything that can fail (too many streams, here or for this
+ * caller, no memory budget left, no such event, Redis down) fails before the reply is taken over, so it
+ * still answers in the error envelope. Then, in one synchronous step, the first event is written and the
+ * client joins its event's feed: no change can fall between the two (a change applied before is in the
+ * first event, one after goes out with the next batch; a seat in both is simply sent twice, with the
+ * same status).
+ *
+ * Memory: each stream is charged STREAM_BASE_BYTES plus one byte per seat of its event (the statuses of
+ * the snapshot frame it may be sending, sse-client.ts) against SEAT_MAP_STREAM_MEMORY_MAX_BYTES. What a
+ * stream holds does not grow with what its client leaves unread: a client that reads nothing holds one
+ * piece of its snapshot until the drain timeout drops it.
  */
 @Injectable()
 export class SeatMapStreams implements OnModuleDestroy {
   private readonly feeds = new Map<string, EventFeed>();
   private readonly maxStreams: number;
   private readonly heartbeatMs: number;
+  private readonly maxPerCaller: number;
+  private readonly drainTimeoutMs: number;
+  private readonly memoryBudget: number;
   private open = 0;
+  /** Open streams per caller (counted from the checks on, like `open`). */
+  private readonly perCaller = new Map<string, number>();
+  /** Bytes charged to the open streams. */
+  private charged = 0;
 
   constructor(
     private readonly snapshots: SeatMapSnapshots,
     config: AppConfig,
   ) {
-    this.maxStreams = config.seatMap.maxStreams;
-    this.heartbeatMs = config.seatMap.heartbeatMs;
+    const c = config.seatMap;
+    this.maxStreams = c.maxStreams;
+    this.heartbeatMs = c.heartbeatMs;
+    this.maxPerCaller = c.maxStreamsPerCaller;
+    this.drainTimeoutMs = c.drainTimeoutMs;
+    this.memoryBudget = c.streamMemoryMaxBytes;
   }
 
   /** Streams the event's map to this client: a snapshot, or (lastEventId) what changed since then. */
   async stream(eventId: string, lastEventId: number | undefined, req: FastifyRequest, reply: FastifyReply) {
     if (this.open >= this.maxStreams) {
-      refusedStreams.inc();
+      refusedStreams.inc({ reason: 'max_streams' });
       throw tooManyStreams();
     }
-    this.track(+1); // counted from now: concurrent opens cannot all pass the check above
+    const caller = trackerOf(req);
+    if ((this.perCaller.get(caller) ?? 0) >= this.maxPerCaller) {
+      refusedStreams.inc({ reason: 'caller' });
+      throw streamLimitExceeded(this.maxPerCaller);
+    }
+    // counted from now: concurrent opens cannot all pass the checks above
+    this.track(+1, caller, 0);
+    let charge = 0;
     let streaming = false;
     try {
       const sync = await this.snapshots.syncOf(eventId);
+      charge = STREAM_BASE_BYTES + sync.snapshot.layout.size;
+      if (this.charged + charge > this.memoryBudget) {
+        charge = 0;
+        refusedStreams.inc({ reason: 'memory' });
+        throw tooManyStreams();
+      }
+      this.track(0, caller, charge);
       await sync.refresh();
       const resume = lastEventId === undefined ? null : await sync.changedSince(lastEventId);
-      const template = resume ? null : await sync.snapshot.layout.listTemplate('stream', eventId);
+      // the feed needs the template for snapshots it owes later, a resume too
+      const template = await sync.snapshot.layout.listTemplate('stream', eventId);
       // from here on synchronous
       const snap = sync.snapshot;
-      const first = resume ? changesEvent(snap, resume) : snapshotEvent(snap, template!);
       reply.hijack();
       reply.raw.writeHead(200, {
         ...(reply.getHeaders() as Record<string, string>),
@@ -58,18 +91,22 @@ export class SeatMapStreams implements OnModuleDestroy {
         'x-request-id': String(req.id),
       });
       req.raw.socket.setNoDelay(true);
-      const feed = this.feedOf(sync);
-      const client = new SseClient(reply.raw, () => {
+      const feed = this.feedOf(sync, template);
+      const client = new SseClient(reply.raw, this.drainTimeoutMs, () => {
         feed.remove(client);
-        this.track(-1);
+        this.track(-1, caller, -charge);
       });
-      client.first(first);
+      if (resume) {
+        client.send(changesEvent(snap, resume));
+      } else {
+        client.sendSnapshot(snapshotFrame(snap, template));
+      }
       feed.add(client);
       streaming = true;
       this.snapshots.account(sync);
     } finally {
       if (!streaming) {
-        this.track(-1);
+        this.track(-1, caller, -charge);
       }
     }
   }
@@ -81,10 +118,10 @@ export class SeatMapStreams implements OnModuleDestroy {
     }
   }
 
-  private feedOf(sync: SnapshotSync): EventFeed {
+  private feedOf(sync: SnapshotSync, template: SeatListTemplate): EventFeed {
     let feed = this.feeds.get(sync.eventId);
     if (!feed) {
-      const created = new EventFeed(sync, this.heartbeatMs, () => {
+      const created = new EventFeed(sync, template, this.heartbeatMs, () => {
         this.feeds.delete(sync.eventId);
         this.snapshots.unpin(sync.eventId);
       });
@@ -95,8 +132,15 @@ export class SeatMapStreams implements OnModuleDestroy {
     return feed;
   }
 
-  private track(delta: number): void {
+  private track(delta: number, caller: string, bytes: number): void {
     this.open += delta;
+    this.charged += bytes;
+    const mine = (this.perCaller.get(caller) ?? 0) + delta;
+    if (mine > 0) {
+      this.perCaller.set(caller, mine);
+    } else {
+      this.perCaller.delete(caller);
+    }
     openStreams.inc(delta);
   }
 }

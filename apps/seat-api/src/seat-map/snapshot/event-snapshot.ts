@@ -2,6 +2,7 @@ import type { SeatChangeEntry, SeatCode } from '../../hold-store';
 import { ExpiryHeap } from './expiry-heap';
 import { RecentChanges } from './recent-changes';
 import { SeatLayout } from './seat-layout';
+import type { SnapshotFrame } from './snapshot-frame';
 import { SeatStatus, STATUS } from './seat-status';
 
 export type { SeatStatus } from './seat-status';
@@ -46,6 +47,8 @@ export class EventSnapshot {
   /** Rendered bodies of this version (see seat-map-render.ts), dropped on any change. */
   private rendered = new Map<string, Buffer>();
   private renderedBytes = 0;
+  /** The stream's snapshot frame of this representation, dropped with the rendered bodies. */
+  private streamFrame?: SnapshotFrame;
   /** Counts the changes that dropped the rendered bodies: a body made off the event loop keeps its start's. */
   private generation = 0;
 
@@ -170,6 +173,12 @@ export class EventSnapshot {
     return body;
   }
 
+  /** The stream's snapshot frame of the current representation, made once by `make`. */
+  frame(make: () => SnapshotFrame): SnapshotFrame {
+    this.streamFrame ??= make();
+    return this.streamFrame;
+  }
+
   /** A body kept for the current representation, if one was made. */
   renderedBody(key: string): Buffer | undefined {
     return this.rendered.get(key);
@@ -201,7 +210,8 @@ export class EventSnapshot {
       this.heap.bytes +
       this.recent.bytes +
       this.lapsed.size * 24 +
-      this.renderedBytes
+      this.renderedBytes +
+      (this.streamFrame?.bytes ?? 0)
     );
   }
 
@@ -263,6 +273,7 @@ export class EventSnapshot {
 
   private dropRendered(): void {
     this.generation++;
+    this.streamFrame = undefined;
     if (this.rendered.size > 0) {
       this.rendered = new Map();
       this.renderedBytes = 0;

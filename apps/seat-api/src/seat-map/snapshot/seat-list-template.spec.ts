@@ -1,7 +1,7 @@
 import { CatalogueSeat } from '../../catalogue/seat-cache';
 import { EventSnapshot } from './event-snapshot';
 import { SeatLayout } from './seat-layout';
-import { renderSeatMap, snapshotEvent } from './seat-map-render';
+import { renderSeatMap, snapshotFrame } from './seat-map-render';
 
 const HOUR = 3_600_000;
 
@@ -83,12 +83,32 @@ describe('seat-list templates', () => {
   it('make the stream snapshot event: seats without eventId, id = version, one data line', async () => {
     const layout = layoutOf(['S'], 30);
     const snap = busySnapshot(layout);
-    const event = snapshotEvent(snap, await layout.listTemplate('stream', snap.eventId)).toString();
+    const frame = snapshotFrame(snap, await layout.listTemplate('stream', snap.eventId));
+    const event = frame.whole().toString();
     const [kind, id, data, ...rest] = event.split('\n');
     expect(kind).toBe('event: snapshot');
     expect(id).toBe(`id: ${snap.version}`);
     expect(rest).toEqual(['', '']);
     expect(JSON.parse(data.slice('data: '.length))).toEqual(byObjects(snap, undefined, false));
+  });
+
+  it('make the stream snapshot event piece by piece: any cut gives the same bytes', async () => {
+    const layout = layoutOf(['Parkett', 'Größe'], 30);
+    const snap = busySnapshot(layout);
+    const frame = snapshotFrame(snap, await layout.listTemplate('stream', snap.eventId));
+    const whole = frame.whole();
+    expect(whole.length).toBe(frame.length);
+    for (const size of [1, 7, 11, 64, 1000]) {
+      const pieces: Buffer[] = [];
+      for (let at = 0; at < frame.length; at += size) {
+        pieces.push(frame.piece(at, size));
+      }
+      expect(Buffer.concat(pieces).equals(whole)).toBe(true);
+    }
+    // one frame per representation: a change makes the next one
+    expect(snapshotFrame(snap, await layout.listTemplate('stream', snap.eventId))).toBe(frame);
+    snap.apply([{ version: 5, seats: [layout.seats[1].seatId, 'B'] }], 5_000);
+    expect(snapshotFrame(snap, await layout.listTemplate('stream', snap.eventId))).not.toBe(frame);
   });
 
   it('are built once per layout and variant, and counted in its bytes', async () => {

@@ -79,6 +79,42 @@ export class SeatListTemplate {
     return this.list.length + this.slotAt.byteLength;
   }
 
+  /** Bytes of the whole list, `[` to `]`. */
+  get listLength(): number {
+    return this.list.length;
+  }
+
+  /**
+   * Bytes [from, to) of the whole list with each seat's status from `shown`: a piece of a body made on
+   * demand, so a stream writes a large map piece by piece without the whole body in memory.
+   */
+  renderRange(shown: Uint8Array, from: number, to: number): Buffer {
+    const out = Buffer.allocUnsafe(to - from);
+    this.list.copy(out, 0, from, to);
+    // the first seat whose slot ends after `from` (slots are in position order)
+    let lo = 0;
+    let hi = this.slotAt.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.slotAt[mid] + SLOT_WIDTH <= from) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    for (let p = lo; p < this.slotAt.length && this.slotAt[p] < to; p++) {
+      const status = shown[p];
+      if (status !== 0) {
+        const slot = SLOTS[status];
+        // a slot may straddle either end of the range: only its bytes inside are written
+        for (let k = Math.max(0, from - this.slotAt[p]); k < SLOT_WIDTH && this.slotAt[p] + k < to; k++) {
+          out[this.slotAt[p] + k - from] = slot[k];
+        }
+      }
+    }
+    return out;
+  }
+
   /** True when `section`'s list can be cut from this template (its seats are consecutive in the layout). */
   hasSection(section: number): boolean {
     return this.sectionRanges[section] !== null;

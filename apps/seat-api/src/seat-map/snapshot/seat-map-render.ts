@@ -1,10 +1,11 @@
 import { EventSnapshot } from './event-snapshot';
 import { SeatListTemplate } from './seat-list-template';
+import { SnapshotFrame } from './snapshot-frame';
 
 /**
  * The bodies made from a snapshot. The whole map of a large event is megabytes of JSON, so the bodies
- * every client of a version gets alike (the full GET, the stream's first event) are made once per
- * representation and kept with the snapshot, encoded, until its next change: a read then costs a write
+ * every client of a version gets alike (the full GET) are made once per representation and kept with
+ * the snapshot, encoded, until its next change (the stream's first event is a frame made piece by piece): a read then costs a write
  * of bytes that are ready. Making one is a copy of the layout's seat-list template with the statuses
  * written in (seat-list-template.ts); the caller awaits the template first, so that what follows the
  * await (the ETag, the body) is one synchronous piece of one version.
@@ -37,16 +38,13 @@ function renderSectionByObjects(snap: EventSnapshot, section: number): Buffer {
   return Buffer.from(JSON.stringify({ eventId, version: snap.version, counts: snap.counts(section), seats }));
 }
 
-/** The stream's `snapshot` event, whole (id and data); `template` is the layout's 'stream' one. */
-export function snapshotEvent(snap: EventSnapshot, template: SeatListTemplate): Buffer {
-  return snap.rendering('stream', () => {
-    const head = JSON.stringify({ eventId: snap.eventId, version: snap.version, counts: snap.counts() });
-    return template.render(
-      `event: snapshot\nid: ${snap.version}\ndata: ${head.slice(0, -1)},"seats":`,
-      snap.shownStatuses,
-      '}\n\n',
-    );
-  });
+/**
+ * The stream's `snapshot` event (id and data) of the current representation, as a frame written piece by
+ * piece (snapshot-frame.ts); `template` is the layout's 'stream' one. One frame per representation,
+ * shared by every stream that starts at it.
+ */
+export function snapshotFrame(snap: EventSnapshot, template: SeatListTemplate): SnapshotFrame {
+  return snap.frame(() => new SnapshotFrame(snap, template));
 }
 
 /** A `changes` event: the current status of each position given. */
