@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { currentLock, DistributedLock, LockNotOwnedError } from '@app/distributed-lock';
 import { AuthUser } from '../auth/auth-user';
@@ -31,6 +31,7 @@ import { holdChanges, holdPrechecks, holdsCreated, holdsRejected } from './holds
 import { SeatDemand } from './seat-demand';
 import { HOLD_SEAT_LOCK, HoldSeatLockHost, SEAT_LOCK, SeatLockSettings } from './seat-lock';
 import { holdLetGoOfLock, HoldIds, HoldRecord, HoldStore, SeatConflict, StoreResult } from '../hold-store';
+import { UnansweredHolds } from './unanswered-holds';
 
 export { seatLockKeys } from './seat-lock';
 
@@ -50,8 +51,12 @@ const LOCKED_SETTLE_TIMEOUT_MS = 1000;
  * agree with PostgreSQL without waiting for the reconciler.
  */
 @Injectable()
-export class HoldsService implements HoldSeatLockHost {
+export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
   private readonly logger = new Logger('Holds');
+  /** Holds Redis may have made for requests answered 503: released by id (owner-checked, seat-locked). */
+  private readonly unanswered = new UnansweredHolds((h) =>
+    busyIfLockLost(() => this.lockedRelease(h.eventId, h.seatIds, h.holdId, h.userId)),
+  );
 
   constructor(
     private readonly store: HoldStore,
@@ -109,7 +114,14 @@ export class HoldsService implements HoldSeatLockHost {
         throw seatsUnavailable(taken);
       }
     }
-    return this.lockedCreate(eventId, sorted, user.id, ttl * 1000);
+    // the id is drawn before the hold is sent: if its reply is lost, the service still knows what to undo
+    const holdId = HoldIds.generate(eventId);
+    const sent = { holdId, eventId, userId: user.id, seatIds: sorted, untilMs: Date.now() + ttl * 1000 };
+    return this.unanswered.run(sent, () => this.lockedCreate(eventId, sorted, user.id, ttl * 1000, holdId));
+  }
+
+  onModuleDestroy(): void {
+    this.unanswered.close();
   }
 
   async get(user: AuthUser, holdId: string): Promise<HoldView> {
@@ -231,6 +243,7 @@ export class HoldsService implements HoldSeatLockHost {
     seatIds: string[],
     userId: string,
     ttlMs: number,
+    holdId: string,
   ): Promise<HoldRecord> {
     const lock = currentLock();
     const limits = this.config.holds;
@@ -239,7 +252,7 @@ export class HoldsService implements HoldSeatLockHost {
     lock.assertValid();
     const written = this.store.createHold({
       eventId,
-      holdId: HoldIds.generate(eventId),
+      holdId,
       userId,
       seatIds,
       ttlMs,
