@@ -69,3 +69,16 @@ it('the same retry sent the moment Redis answers again gets 201, not 409 on its 
   expect([retry.status, retry.body.code]).toEqual([201, undefined]);
   expect(retry.body.seatIds).toEqual(['S-A-2', 'S-A-3']);
 });
+
+it('a 503 frees its Idempotency-Key at once: the retry with that key gets 201, not 409 IDEMPOTENCY_IN_PROGRESS', async () => {
+  const headers = { 'idempotency-key': 'stalled-claim' };
+  await stall(600);
+  const r = await hold(alice, ['S-A-4'], headers);
+  expect([r.status, r.body.code]).toEqual([503, 'DEPENDENCY_UNAVAILABLE']);
+  expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  await resumed();
+  const retry = await hold(alice, ['S-A-4'], headers);
+  expect([retry.status, retry.body.code]).toEqual([201, undefined]);
+  const replay = await hold(alice, ['S-A-4'], headers);
+  expect([replay.status, replay.body.holdId]).toEqual([201, retry.body.holdId]);
+});

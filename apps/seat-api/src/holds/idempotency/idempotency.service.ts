@@ -1,47 +1,62 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
-import { REDIS_CLIENT } from '@app/redis';
+import { luaScript, LuaScriptSpec, REDIS_CLIENT } from '@app/redis';
 
 const DAY_MS = 24 * 3600 * 1000;
 /** How long a claim may stay in flight before another request may take it over (a crashed instance). */
 const IN_FLIGHT_MS = 30_000;
 
+const CLAIM_KEY: LuaScriptSpec = {
+  file: 'claim-key.lua',
+  keys: ['key'],
+  argv: ['fingerprint', 'claim', 'inFlightMs'],
+};
+const FREE_CLAIM: LuaScriptSpec = { file: 'free-claim.lua', keys: ['key'], argv: ['claim'] };
+
+type Scripts = {
+  idemClaim(key: string, fingerprint: string, claim: string, inFlightMs: number): Promise<string[]>;
+  idemFree(key: string, claim: string): Promise<number>;
+};
+
 /**
- * Claims an Idempotency-Key atomically: NEW (go ahead), IN_PROGRESS (a duplicate is still running),
- * MISMATCH (same key, other request), or DONE with the stored status and body.
- * KEYS[1] = key; ARGV[1] = request fingerprint, ARGV[2] = in-flight ms.
+ * One request's hold on one Idempotency-Key: the Redis key, the request's fingerprint, and the value its
+ * claim writes. The value carries a token of its own, so the request can free its claim and only its
+ * claim, also when it never learnt whether the claim was made (the reply was lost).
  */
-const CLAIM = `
-local v = redis.call('GET', KEYS[1])
-if not v then
-  redis.call('SET', KEYS[1], 'P|' .. ARGV[1], 'PX', ARGV[2])
-  return { 'NEW' }
-end
-local state, fp, rest = string.match(v, '^(%a)|([^|]*)|?(.*)$')
-if fp ~= ARGV[1] then return { 'MISMATCH' } end
-if state == 'P' then return { 'IN_PROGRESS' } end
-return { 'DONE', rest }
-`;
+export interface KeyClaim {
+  readonly redisKey: string;
+  readonly fingerprint: string;
+  readonly value: string;
+}
 
 export type Claim =
   { state: 'NEW' | 'IN_PROGRESS' | 'MISMATCH' } | { state: 'DONE'; status: number; body: unknown };
 
 @Injectable()
 export class IdempotencyService {
+  private readonly scripts: Scripts;
+
   constructor(@Inject(REDIS_CLIENT) private readonly redis: Redis) {
     if (!('idemClaim' in redis)) {
-      redis.defineCommand('idemClaim', { numberOfKeys: 1, lua: CLAIM });
+      redis.defineCommand('idemClaim', { numberOfKeys: 1, lua: luaScript(__dirname, CLAIM_KEY) });
+      redis.defineCommand('idemFree', { numberOfKeys: 1, lua: luaScript(__dirname, FREE_CLAIM) });
     }
+    this.scripts = redis as unknown as Scripts;
   }
 
   fingerprint(parts: unknown): string {
     return createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
   }
 
-  async claim(userId: string, key: string, fingerprint: string): Promise<Claim> {
-    const run = (this.redis as unknown as { idemClaim: (...a: unknown[]) => Promise<string[]> }).idemClaim;
-    const [state, stored] = await run.call(this.redis, this.keyOf(userId, key), fingerprint, IN_FLIGHT_MS);
+  /** This request's claim on `key` (nothing is sent yet). */
+  claimOf(userId: string, key: string, fingerprint: string): KeyClaim {
+    const token = randomBytes(9).toString('base64url');
+    return { redisKey: `idem:{${userId}}:${key}`, fingerprint, value: `P|${fingerprint}|${token}` };
+  }
+
+  async claim(c: KeyClaim): Promise<Claim> {
+    const [state, stored] = await this.scripts.idemClaim(c.redisKey, c.fingerprint, c.value, IN_FLIGHT_MS);
     if (state === 'DONE') {
       const { status, body } = JSON.parse(stored) as { status: number; body: unknown };
       return { state, status, body };
@@ -50,27 +65,15 @@ export class IdempotencyService {
   }
 
   /** Stores the first answer for 24 h (client errors included: replaying them is the point). */
-  async complete(
-    userId: string,
-    key: string,
-    fingerprint: string,
-    status: number,
-    body: unknown,
-  ): Promise<void> {
-    await this.redis.set(
-      this.keyOf(userId, key),
-      `D|${fingerprint}|${JSON.stringify({ status, body })}`,
-      'PX',
-      DAY_MS,
-    );
+  async complete(c: KeyClaim, status: number, body: unknown): Promise<void> {
+    await this.redis.set(c.redisKey, `D|${c.fingerprint}|${JSON.stringify({ status, body })}`, 'PX', DAY_MS);
   }
 
-  /** Answers that must not be replayed (busy, dependency down, 5xx): the key becomes free again. */
-  async abandon(userId: string, key: string): Promise<void> {
-    await this.redis.del(this.keyOf(userId, key));
-  }
-
-  private keyOf(userId: string, key: string): string {
-    return `idem:{${userId}}:${key}`;
+  /**
+   * Answers that must not be replayed (busy, dependency down, 5xx): the key becomes free again, if it
+   * still holds this request's claim.
+   */
+  async abandon(c: KeyClaim): Promise<void> {
+    await this.scripts.idemFree(c.redisKey, c.value);
   }
 }

@@ -4,7 +4,8 @@ import { AuthUser } from '../../auth/auth-user';
 import { DomainError } from '../../common/errors/domain-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { httpStatusOf } from '../../common/errors/error-http';
-import { IdempotencyService } from './idempotency.service';
+import { replyLost } from '../unanswered-holds';
+import { Claim, IdempotencyService, KeyClaim } from './idempotency.service';
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -69,11 +70,22 @@ export class IdempotentRequests {
         details: [{ field: 'Idempotency-Key', message: 'must be 1-128 chars of letters, digits, . _ : -' }],
       });
     }
-    const userId = user.id;
     const fingerprint = this.idempotency.fingerprint(
       canonical({ route: `${req.method} ${req.routeOptions.url}`, params, body: req.body }),
     );
-    const claim = await this.idempotency.claim(userId, key, fingerprint);
+    const mine = this.idempotency.claimOf(user.id, key, fingerprint);
+    let claim: Claim;
+    try {
+      claim = await this.idempotency.claim(mine);
+    } catch (e) {
+      // a claim whose reply was lost (Redis stalled past the command timeout) is still made when Redis gets
+      // to it: left alone, its key would answer 409 IN_PROGRESS to the retry of this 503 until it lapsed.
+      // Freed at once: sent on the same connection, so Redis runs it after the late claim
+      if (replyLost(e)) {
+        await this.free(mine, user.id);
+      }
+      throw e;
+    }
     switch (claim.state) {
       case 'MISMATCH':
         throw new DomainError(
@@ -102,10 +114,10 @@ export class IdempotentRequests {
     try {
       body = await work();
     } catch (e) {
-      await this.settleFailure(userId, key, fingerprint, e);
+      await this.settleFailure(mine, user.id, e);
       throw e;
     }
-    await this.remember(userId, key, fingerprint, reply.statusCode, body);
+    await this.remember(mine, user.id, reply.statusCode, body);
     return body;
   }
 
@@ -114,27 +126,40 @@ export class IdempotentRequests {
    * its answer, and the key stays "in progress" until its claim lapses (a retry meanwhile is told 409 and
    * cannot repeat the work; freeing the key here would let a retry do it twice).
    */
-  private async remember(userId: string, key: string, fingerprint: string, status: number, body: unknown) {
+  private async remember(mine: KeyClaim, userId: string, status: number, body: unknown) {
     try {
-      await this.idempotency.complete(userId, key, fingerprint, status, body);
+      await this.idempotency.complete(mine, status, body);
     } catch (e) {
       this.logger.warn({ msg: 'idempotent answer not stored', userId, error: String(e) });
     }
   }
 
-  private async settleFailure(userId: string, key: string, fingerprint: string, e: unknown): Promise<void> {
+  private async settleFailure(mine: KeyClaim, userId: string, e: unknown): Promise<void> {
     const status = e instanceof DomainError ? httpStatusOf(e.code) : 500;
     // a 400 says the request was malformed, not what became of it (as the validation pipes' 400s, which
     // come before the handler and so before any key is claimed): freed like a 5xx
     if (e instanceof DomainError && status < 500 && status !== 400) {
-      await this.idempotency.complete(userId, key, fingerprint, status, {
+      await this.idempotency.complete(mine, status, {
         statusCode: status,
         code: e.code,
         message: e.message,
         ...(e.details ? { errors: e.details } : {}),
       });
     } else {
-      await this.idempotency.abandon(userId, key);
+      await this.free(mine, userId);
+    }
+  }
+
+  /**
+   * Frees the key for a retry (a 5xx or 400 is not the request's answer). If Redis does not answer, the
+   * request's own error is still its answer: the free command has gone out behind the claim and runs when
+   * Redis does, else the claim lapses after its in-flight time.
+   */
+  private async free(mine: KeyClaim, userId: string): Promise<void> {
+    try {
+      await this.idempotency.abandon(mine);
+    } catch (e) {
+      this.logger.warn({ msg: 'idempotency key not freed', userId, error: String(e) });
     }
   }
 }
