@@ -10,12 +10,8 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
-import { validBodyShortcut } from '../../common/validation';
 
 export const SEAT_ID = /^[A-Za-z0-9._-]{1,32}$/;
-/** The decorators' bounds, for the hand-written check below (literals there: the OpenAPI plugin reads them). */
-const MAX_SEATS = 1000;
-const MAX_TTL_SECONDS = 86400;
 
 /** Bounds are checked again against configuration in the service (limits are deployment settings). */
 export class CreateHoldDto {
@@ -40,44 +36,3 @@ export class CreateHoldDto {
   @Max(86400)
   ttlSeconds?: number;
 }
-
-/**
- * The decorators above, hand-written for the bodies they accept (the validation pipe's shortcut, see
- * validBodyShortcut): a plain object with `seatIds` (1-1000 distinct seat ids) and maybe `ttlSeconds` (an
- * integer 1-86400), nothing else. Anything else (a refusal, or an odd body) goes through class-validator.
- */
-export function isValidCreateHold(body: unknown): boolean {
-  if (typeof body !== 'object' || body === null || Object.getPrototypeOf(body) !== Object.prototype) {
-    return false;
-  }
-  const { seatIds, ttlSeconds } = body as Record<string, unknown>;
-  const fields = Object.keys(body).length;
-  if (fields !== (ttlSeconds === undefined ? 1 : 2) || !Array.isArray(seatIds)) {
-    return false;
-  }
-  if (
-    ttlSeconds !== undefined &&
-    !(
-      Number.isInteger(ttlSeconds) &&
-      (ttlSeconds as number) >= 1 &&
-      (ttlSeconds as number) <= MAX_TTL_SECONDS
-    )
-  ) {
-    return false;
-  }
-  if (seatIds.length < 1 || seatIds.length > MAX_SEATS) {
-    return false;
-  }
-  for (let i = 0; i < seatIds.length; i++) {
-    const seat: unknown = seatIds[i];
-    if (typeof seat !== 'string' || !SEAT_ID.test(seat)) {
-      return false;
-    }
-  }
-  // distinct: a scan for the usual handful of seats, a set for long lists
-  return seatIds.length <= 16
-    ? seatIds.every((seat, i) => seatIds.indexOf(seat) === i)
-    : new Set(seatIds).size === seatIds.length;
-}
-
-validBodyShortcut(CreateHoldDto, isValidCreateHold);
