@@ -10,3 +10,5 @@ export * from './replica-ack.error';
 export * from './wait-for-replicas';
 export * from './redis-unavailable';
 export * from './lua-script';
+export * from './replica-coverage';
+export * from './slot-tag';

@@ -10,9 +10,11 @@ export class ReplicaAckTimeoutError extends Error {
     readonly wanted: number,
     readonly acknowledged: number,
     readonly timeoutMs: number,
+    /** host:port of the master that applied the write ('unknown' when the slot map had no owner). */
+    readonly master = 'unknown',
   ) {
     super(
-      `${action}: ${acknowledged} of ${wanted} Redis replica(s) confirmed the write within ${timeoutMs} ms`,
+      `${action}: ${acknowledged} of ${wanted} Redis replica(s) of ${master} confirmed the write within ${timeoutMs} ms`,
     );
     this.name = 'ReplicaAckTimeoutError';
   }

@@ -1,7 +1,9 @@
 import { counter } from '@app/observability';
-import Redis, { Cluster, Command } from 'ioredis';
+import Redis, { Cluster } from 'ioredis';
+import { keySlot } from './key-slot';
 import { RedisClient } from './redis-client-options';
 import { ReplicaAckTimeoutError } from './replica-ack.error';
+import { slotTag } from './slot-tag';
 
 const replicaAckTimeouts = counter(
   'redis_replica_ack_timeouts_total',
@@ -10,7 +12,7 @@ const replicaAckTimeouts = counter(
 );
 const replicaWaits = counter(
   'redis_replica_waits_total',
-  'Redis WAIT commands sent to confirm changes (one WAIT covers every change its connection carried before it)',
+  'Redis WAIT commands sent to confirm changes (one WAIT covers every change its master applied before it)',
 );
 
 export interface ReplicaAckOptions {
@@ -27,23 +29,29 @@ export interface ReplicaAckTicket {
 
 const NOTHING_TO_WAIT_FOR: ReplicaAckTicket = { confirm: () => Promise.resolve() };
 
+/** How long the marker key a WAIT rides on lives: it only has to be written, never read. */
+const MARKER_TTL_MS = 60_000;
+
 /**
- * Redis `WAIT numreplicas timeout` for writes, on a single Redis and on a Cluster.
+ * Redis `WAIT numreplicas timeout` for writes, on a single Redis and on a Cluster, without slowing
+ * anything else down.
  *
- * WAIT has no key and counts only the writes of the connection it is sent on: it must reach the master
- * that applied the write, on the connection that carried it. A single Redis client has one connection.
- * On a Cluster, ioredis keeps one connection per node and routes a keyed command to the master of its
- * slot (`cluster.slots[slot][0]`, the client's slot map); a keyless command would go to a random node.
- * So the ticket notes the master of the write's slot before the write and sends WAIT on that node's
- * connection (`cluster.nodes('master')`, the same instances the cluster routes through) afterwards. If the
- * slot map changed in between (failover, resharding, a MOVED the write followed) the write may have
- * gone elsewhere, and a WAIT on a connection that carried nothing answers at once with every replica:
- * the change is then treated as unconfirmed (503), never as confirmed.
+ * WAIT blocks the connection it is sent on until it returns: on the client every other command of the
+ * instance shares, one replica that stops answering would hold every read (a seat map, a GET) one WAIT
+ * timeout behind it. So WAITs go on connections of their own, one per master (`AckConnections`).
  *
- * WAIT blocks its connection until it returns, and Redis runs a connection's WAITs one after the other:
- * N concurrent writes each sending their own WAIT to a replica that is down would stall the connection
- * N timeouts long. Instead each connection has at most one WAIT in flight; writes that finish meanwhile
- * share the next one (sent when it returns: it covers every write the connection carried before it).
+ * WAIT counts the replication offset of its connection's own last write, and the change was written on
+ * the shared connection. So the WAIT's connection first writes a marker key in the change's slot (same
+ * master): that write lands after the change in the master's replication stream, and a replica that
+ * acknowledged the marker has the change. Marker and WAIT go out in one round trip.
+ *
+ * On a Cluster the ticket notes the master of the write's slot before the write; if the slot map
+ * changed by the confirmation (failover, resharding, a MOVED the write followed) the write may have gone
+ * elsewhere, and the change is treated as unconfirmed (503), never as confirmed. A marker the noted node
+ * refuses (it is no longer master of the slot: MOVED, READONLY) counts as no replica too.
+ *
+ * Each WAIT connection has at most one WAIT in flight; changes that finish meanwhile share the next one
+ * (sent when it returns: its marker follows every change the master applied before it).
  */
 export class ReplicaAcks {
   constructor(
@@ -63,55 +71,167 @@ export class ReplicaAcks {
     if (!this.enabled) {
       return NOTHING_TO_WAIT_FOR;
     }
+    const connections = ackConnectionsOf(this.client);
     if (!(this.client instanceof Cluster)) {
-      const single = this.client;
-      return { confirm: (action) => this.confirmOn(single, action) };
+      return { confirm: (action) => this.confirmOn(connections.single(), MARKER, action) };
     }
     const cluster = this.client;
-    const slot = new Command('get', [key], { keyPrefix: cluster.options.keyPrefix }).getSlot();
+    const slot = keySlot(`${cluster.options.keyPrefix ?? ''}${key}`);
     const master = cluster.slots[slot]?.[0];
     return {
       confirm: (action) => {
         const now = cluster.slots[slot]?.[0];
-        const node = now === master ? cluster.nodes('master').find((n) => nodeKey(n) === master) : undefined;
-        return node ? this.confirmOn(node, action) : Promise.reject(this.refused(action, 0));
+        if (!master || now !== master) {
+          return Promise.reject(this.refused(action, master ?? 'unknown', 0));
+        }
+        return this.confirmOn(connections.node(master), `${MARKER}:{${slotTag(slot)}}`, action);
       },
     };
   }
 
-  private async confirmOn(connection: Redis, action: string): Promise<void> {
-    const acknowledged = await queueOf(connection, this.options).wait();
+  private async confirmOn(connection: AckConnection, marker: string, action: string): Promise<void> {
+    const acknowledged = await connection.queue(this.options).wait(marker);
     if (acknowledged < this.options.replicas) {
-      throw this.refused(action, acknowledged);
+      throw this.refused(action, connection.address, acknowledged);
     }
   }
 
-  private refused(action: string, acknowledged: number): ReplicaAckTimeoutError {
+  private refused(action: string, master: string, acknowledged: number): ReplicaAckTimeoutError {
     replicaAckTimeouts.inc({ action });
-    return new ReplicaAckTimeoutError(action, this.options.replicas, acknowledged, this.options.timeoutMs);
+    return new ReplicaAckTimeoutError(
+      action,
+      this.options.replicas,
+      acknowledged,
+      this.options.timeoutMs,
+      master,
+    );
   }
 }
 
-/** Per connection (and setting), whoever asks: several stores may share a client and its connections. */
-const queues = new WeakMap<Redis, Map<string, WaitQueue>>();
+/** The marker key's name, under the client's key prefix; on a Cluster with the slot's hash tag. */
+const MARKER = 'replica-ack';
 
-function queueOf(connection: Redis, options: ReplicaAckOptions): WaitQueue {
-  let byOptions = queues.get(connection);
-  if (!byOptions) {
-    byOptions = new Map();
-    queues.set(connection, byOptions);
+/** One master's WAIT connection and its queues (one per setting: several stores may share a client). */
+class AckConnection {
+  private readonly queues = new Map<string, WaitQueue>();
+  private connecting: Promise<void> | null = null;
+
+  constructor(
+    readonly address: string,
+    private readonly redis: Redis,
+  ) {
+    redis.on('error', () => undefined); // each WAIT that fails answers for itself
   }
-  const key = `${options.replicas}/${options.timeoutMs}`;
-  let queue = byOptions.get(key);
-  if (!queue) {
-    queue = new WaitQueue(connection, options);
-    byOptions.set(key, queue);
+
+  queue(options: ReplicaAckOptions): WaitQueue {
+    const key = `${options.replicas}/${options.timeoutMs}`;
+    let queue = this.queues.get(key);
+    if (!queue) {
+      queue = new WaitQueue(this, options);
+      this.queues.set(key, queue);
+    }
+    return queue;
   }
-  return queue;
+
+  /** Marker write and WAIT in one round trip: the number of replicas that have the marker (0 if refused). */
+  async markAndWait(marker: string, options: ReplicaAckOptions): Promise<number> {
+    if (this.redis.status === 'wait') {
+      this.connecting ??= this.redis.connect().finally(() => (this.connecting = null));
+    }
+    await this.connecting;
+    const replies = await this.redis
+      .pipeline()
+      .set(marker, '', 'PX', MARKER_TTL_MS)
+      .wait(options.replicas, options.timeoutMs)
+      .exec();
+    const [[markerError], [waitError, acknowledged]] = replies ?? [[new Error('no reply')], [null, 0]];
+    if (markerError) {
+      return 0; // the node no longer takes writes for this slot: nothing can be confirmed there
+    }
+    if (waitError) {
+      throw waitError;
+    }
+    return Number(acknowledged);
+  }
+
+  close(): void {
+    this.redis.disconnect();
+  }
 }
 
-function nodeKey(node: Redis): string {
-  return `${node.options.host}:${node.options.port}`;
+/**
+ * The WAIT connections of one shared client: for a single Redis a duplicate of it, for a Cluster one
+ * connection per master address (with the Cluster's node options), made when first needed. Closed when
+ * the shared client ends.
+ */
+class AckConnections {
+  private readonly byAddress = new Map<string, AckConnection>();
+
+  constructor(private readonly client: RedisClient) {
+    client.once('end', () => this.closeAll());
+  }
+
+  single(): AckConnection {
+    return this.get('single', () => {
+      const single = this.client as Redis;
+      return new AckConnection(
+        `${single.options.host}:${single.options.port}`,
+        single.duplicate({
+          lazyConnect: true,
+          enableAutoPipelining: false,
+          connectionName: `${single.options.connectionName ?? 'redis'}-replica-acks`,
+        }),
+      );
+    });
+  }
+
+  node(address: string): AckConnection {
+    return this.get(address, () => {
+      const cluster = this.client as Cluster;
+      const at = address.lastIndexOf(':');
+      const options = cluster.options.redisOptions ?? {};
+      return new AckConnection(
+        address,
+        new Redis({
+          ...options,
+          host: address.slice(0, at),
+          port: Number(address.slice(at + 1)),
+          keyPrefix: cluster.options.keyPrefix,
+          lazyConnect: true,
+          enableOfflineQueue: false,
+          enableAutoPipelining: false,
+          connectionName: `${options.connectionName ?? 'redis'}-replica-acks`,
+        }),
+      );
+    });
+  }
+
+  private get(key: string, make: () => AckConnection): AckConnection {
+    let connection = this.byAddress.get(key);
+    if (!connection) {
+      connection = make();
+      this.byAddress.set(key, connection);
+    }
+    return connection;
+  }
+
+  private closeAll(): void {
+    for (const c of this.byAddress.values()) {
+      c.close();
+    }
+    this.byAddress.clear();
+  }
+}
+
+const ackConnections = new WeakMap<RedisClient, AckConnections>();
+
+function ackConnectionsOf(client: RedisClient): AckConnections {
+  let connections = ackConnections.get(client);
+  if (!connections) {
+    connections = new AckConnections(client);
+    ackConnections.set(client, connections);
+  }
+  return connections;
 }
 
 /** One connection's WAITs: one in flight at most, and one shared by every write that finished meanwhile. */
@@ -120,32 +240,32 @@ class WaitQueue {
   private next: Promise<number> | null = null;
 
   constructor(
-    private readonly connection: Redis,
+    private readonly connection: AckConnection,
     private readonly options: ReplicaAckOptions,
   ) {}
 
-  wait(): Promise<number> {
+  wait(marker: string): Promise<number> {
     if (this.next) {
       return this.next;
     }
     if (!this.inFlight) {
-      return this.send();
+      return this.send(marker);
     }
-    // The WAIT in flight may have reached Redis before this write did: it proves nothing for it.
+    // The marker in flight may have been written before this change: it proves nothing for it.
     const settled = this.inFlight.then(
       () => undefined,
       () => undefined,
     );
     this.next = settled.then(() => {
       this.next = null;
-      return this.send();
+      return this.send(marker);
     });
     return this.next;
   }
 
-  private send(): Promise<number> {
+  private send(marker: string): Promise<number> {
     replicaWaits.inc();
-    const sent = this.connection.wait(this.options.replicas, this.options.timeoutMs).then(Number);
+    const sent = this.connection.markAndWait(marker, this.options);
     this.inFlight = sent;
     const clear = () => {
       if (this.inFlight === sent) {

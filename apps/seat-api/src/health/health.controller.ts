@@ -5,6 +5,7 @@ import { KafkaHealthIndicator } from '@app/kafka';
 import { RedisHealthIndicator } from '@app/redis';
 import { Public } from '../auth/auth.decorators';
 import { OutboxHealthIndicator } from './indicators/outbox.health';
+import { ReplicasHealthIndicator } from './indicators/replicas.health';
 import { ShutdownHealthIndicator } from './indicators/shutdown.health';
 
 export class LivenessView {
@@ -22,6 +23,7 @@ export class HealthController {
     private readonly redis: RedisHealthIndicator,
     private readonly kafka: KafkaHealthIndicator,
     private readonly outbox: OutboxHealthIndicator,
+    private readonly replicas: ReplicasHealthIndicator,
     private readonly shutdown: ShutdownHealthIndicator,
   ) {}
 
@@ -29,7 +31,9 @@ export class HealthController {
    * Readiness. PostgreSQL and Redis are hard dependencies: 503 naming the one that is down. Kafka and
    * the outbox are not: without Kafka holds keep working and SeatExpired events wait in the outbox, so
    * they are reported `degraded` (overall status `degraded`, HTTP 200) and a load balancer keeps every
-   * instance in rotation. Redis is degraded, not down, when its maxmemory-policy allows evictions.
+   * instance in rotation. Redis is degraded, not down, when its maxmemory-policy allows evictions, and
+   * `redisReplicas` is degraded when REDIS_WAIT_REPLICAS is set and a master has too few answering
+   * replicas (its slots refuse changes with 503 REPLICAS_UNAVAILABLE; reads go on).
    * From SIGTERM on, `shutdown` is down (503) while the instance drains (SHUTDOWN_DRAIN_MS).
    */
   @Get()
@@ -43,6 +47,7 @@ export class HealthController {
       () => this.shutdown.check('shutdown'),
       () => this.db.pingCheck('postgres', { timeout: 2000 }),
       () => this.redis.isHealthy('redis'),
+      () => this.replicas.check('redisReplicas'),
       () => this.kafka.isHealthy('kafka', { required: false }),
       () => this.outbox.check('outbox'),
     ]);

@@ -3,6 +3,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import { OutboxModule } from '../expiry/outbox/outbox.module';
 import { HealthController } from './health.controller';
 import { OutboxHealthIndicator } from './indicators/outbox.health';
+import { ReplicasHealthIndicator } from './indicators/replicas.health';
 import { ShutdownHealthIndicator } from './indicators/shutdown.health';
 import { ShutdownState } from './shutdown/shutdown-state';
 
@@ -14,7 +15,7 @@ import { ShutdownState } from './shutdown/shutdown-state';
 @Module({
   imports: [TerminusModule.forRoot({ errorLogStyle: 'json', gracefulShutdownTimeoutMs: 0 }), OutboxModule],
   controllers: [HealthController],
-  providers: [OutboxHealthIndicator, ShutdownHealthIndicator, ShutdownState],
+  providers: [OutboxHealthIndicator, ReplicasHealthIndicator, ShutdownHealthIndicator, ShutdownState],
   exports: [ShutdownState],
 })
 export class HealthModule {}
