@@ -1,6 +1,5 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
-import { ThrottlerGuard, ThrottlerOptions } from '@nestjs/throttler';
-import type { ThrottlerLimitDetail } from '@nestjs/throttler/dist/throttler.guard.interface';
+import { ThrottlerGuard, type ThrottlerLimitDetail, ThrottlerOptions } from '@nestjs/throttler';
 import { AuthUser } from '../auth/auth-user';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
-import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
 import type { Cluster } from 'ioredis';
+import { LRUCache } from 'lru-cache';
 import { keySlot, luaScript, LuaScriptSpec, REDIS_CLIENT, RedisClient } from '@app/redis';
 import { counter, gauge } from '@app/observability';
 
@@ -51,10 +51,10 @@ interface Window {
   /** Our hits not yet sent, and those being sent right now. */
   unsynced: number;
   inFlight: number;
-  /** Neighbours in recency order, in a ring through `SyncedThrottlerStorage.ring` (see windowOf). */
-  older: Window;
-  newer: Window;
 }
+
+/** What ThrottlerStorage.increment resolves to (the library does not export the type by name). */
+type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
 /**
  * The hit counts behind @nestjs/throttler, shared by every instance through Redis without a Redis round
@@ -71,13 +71,18 @@ interface Window {
 @Injectable()
 export class SyncedThrottlerStorage implements ThrottlerStorage, OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('RateLimit');
-  private readonly windows = new Map<string, Window>();
   /**
-   * The windows in recency order: a ring through this sentinel, `newer` the least recently used, `older`
-   * the most recently used. A hit relinks its window; moving it to the end of the Map instead (delete +
-   * set) costs a delete and an insert per request and leaves the Map's table to be rebuilt.
+   * The callers' windows, least recently used first: past MAX_TRACKED the least recently seen caller is
+   * forgotten, with its hits not yet sent (bounded memory wins over a count of someone long gone).
    */
-  private readonly ring = { id: '' } as Window;
+  private readonly windows = new LRUCache<string, Window>({
+    max: MAX_TRACKED,
+    dispose: (_w, id, reason) => {
+      if (reason === 'evict') {
+        this.dirty.delete(id);
+      }
+    },
+  });
   private readonly dirty = new Set<string>();
   private timer?: NodeJS.Timeout;
   private syncing?: Promise<void>;
@@ -92,7 +97,6 @@ export class SyncedThrottlerStorage implements ThrottlerStorage, OnModuleInit, O
       redis.defineCommand('rateLimitSync', { lua: luaScript(__dirname, SYNC_COUNTERS) });
     }
     this.keyPrefix = (redis.isCluster ? (redis as Cluster).options.keyPrefix : redis.options.keyPrefix) ?? '';
-    this.ring.older = this.ring.newer = this.ring;
   }
 
   onModuleInit(): void {
@@ -148,13 +152,9 @@ export class SyncedThrottlerStorage implements ThrottlerStorage, OnModuleInit, O
 
   private windowOf(id: string, now: number, ttlMs: number): Window {
     const index = Math.floor(now / ttlMs);
+    // a hit makes the caller the most recently used: the least recent is the one to forget
     const known = this.windows.get(id);
     if (known && known.index === index) {
-      // most recently used last: the least recent is the one to forget
-      if (known !== this.ring.older) {
-        this.unlink(known);
-        this.linkNewest(known);
-      }
       return known;
     }
     // the key names the route and caller (from the guard) and the window: one counter per window. Redis
@@ -171,40 +171,17 @@ export class SyncedThrottlerStorage implements ThrottlerStorage, OnModuleInit, O
       known: 0,
       unsynced: 0,
       inFlight: 0,
-    } as Window;
-    if (known) {
-      this.unlink(known);
-    }
+    };
     this.windows.set(id, w);
-    this.linkNewest(w);
-    while (this.windows.size > MAX_TRACKED) {
-      const oldest = this.ring.newer;
-      this.windows.delete(oldest.id);
-      this.unlink(oldest);
-      this.dirty.delete(oldest.id);
-    }
     tracked.set(this.windows.size);
     return w;
-  }
-
-  private unlink(w: Window): void {
-    w.older.newer = w.newer;
-    w.newer.older = w.older;
-  }
-
-  private linkNewest(w: Window): void {
-    const ring = this.ring;
-    w.older = ring.older;
-    w.newer = ring;
-    ring.older.newer = w;
-    ring.older = w;
   }
 
   private async syncDirty(): Promise<void> {
     const now = Date.now();
     const batch: Window[] = [];
     for (const id of this.dirty) {
-      const w = this.windows.get(id);
+      const w = this.windows.peek(id); // a sync is no use: recency stays as the requests left it
       if (w && w.unsynced > 0) {
         w.inFlight = w.unsynced;
         w.unsynced = 0;
@@ -275,20 +252,22 @@ export class SyncedThrottlerStorage implements ThrottlerStorage, OnModuleInit, O
   }
 
   /**
-   * Windows that ended and have nothing left to send are dropped. The ring is in least-recently-used order,
-   * so the walk stops at the first window still running: the ones after it were used more recently.
+   * Windows that ended and have nothing left to send are dropped. The walk goes from the least recently
+   * used and stops at the first window still running: the ones after it were used more recently.
    */
   private forgetEnded(now: number): void {
-    for (let w = this.ring.newer; w !== this.ring;) {
+    const ended: string[] = [];
+    for (const id of this.windows.rkeys()) {
+      const w = this.windows.peek(id)!;
       if (w.endsAtMs > now) {
         break;
       }
-      const next = w.newer;
       if (w.unsynced === 0 && w.inFlight === 0) {
-        this.windows.delete(w.id);
-        this.unlink(w);
+        ended.push(id);
       }
-      w = next;
+    }
+    for (const id of ended) {
+      this.windows.delete(id);
     }
     tracked.set(this.windows.size);
   }
