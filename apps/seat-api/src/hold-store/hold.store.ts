@@ -152,6 +152,11 @@ export class HoldStore implements OnModuleInit {
     ttlMs: number;
     maxExtensions: number;
     fencingToken: number;
+    /**
+     * Names the request (at most 64 chars): the same extension asked again under the same name (a retry
+     * of one whose answer was lost or 503) answers the hold as it left it and spends no extension.
+     */
+    requestKey?: string;
   }): Promise<
     StoreResult<
       | 'HOLD_NOT_FOUND'
@@ -165,11 +170,16 @@ export class HoldStore implements OnModuleInit {
     assertWholeNumbers('extendHold', { ttlMs: p.ttlMs }, 1);
     // HOLD_MAX_EXTENSIONS=0 turns extensions off: the script then answers EXTENSION_LIMIT_REACHED
     assertWholeNumbers('extendHold', { maxExtensions: p.maxExtensions, fencingToken: p.fencingToken }, 0);
+    const requestKey = p.requestKey ?? '';
+    if (requestKey.length > 64) {
+      throw new RangeError('extendHold: requestKey is kept in the hold record: at most 64 chars');
+    }
     return this.change('holdExtend', 'extend', p.holdId, [
       p.userId,
       p.ttlMs,
       p.maxExtensions,
       p.fencingToken,
+      requestKey,
     ]);
   }
 

@@ -44,6 +44,31 @@ export class BookingRepository {
     return timeoutMs === undefined ? find(this.db.manager) : this.within(timeoutMs, find);
   }
 
+  /** A booked hold as its booking tells it (for a hold Redis has forgotten), or null when not booked. */
+  async confirmedHold(holdId: string): Promise<HoldRecord | null> {
+    const booking = await this.findConfirmed(holdId);
+    if (!booking) {
+      return null;
+    }
+    const at = booking.createdAt.getTime();
+    return {
+      holdId,
+      eventId: booking.eventId,
+      userId: booking.userId,
+      status: 'CONFIRMED',
+      seatIds: booking.seatIds,
+      createdAtMs: at,
+      expireAtMs: at,
+      maxExpireAtMs: at,
+      extensionsUsed: 0,
+      fencingToken: booking.fencingToken,
+      orderId: booking.orderId,
+      endedAtMs: at,
+      confirmDeadlineMs: null,
+      nowMs: Date.now(),
+    };
+  }
+
   /** Writes the booking of this attempt and its seats at once, or reports why it did not. */
   async book(hold: HoldRecord, orderId: string, timeoutMs: number): Promise<BookResult> {
     const booking = Object.assign(new BookingEntity(), {

@@ -113,8 +113,8 @@ export class HoldsController {
     @Req() req: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<HoldView> {
-    return this.idempotent.run(req, reply, { holdId }, async () => {
-      const hold = await this.holds.extend(user, holdId, dto.ttlSeconds);
+    return this.idempotent.run(req, reply, { holdId }, async (requestKey) => {
+      const hold = await this.holds.extend(user, holdId, dto.ttlSeconds, requestKey);
       this.logger.log({
         msg: 'hold extended',
         requestId: req.id,

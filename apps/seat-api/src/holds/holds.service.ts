@@ -131,25 +131,9 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
     }
     if (!hold) {
       // past the retention period Redis forgot the hold; a booking still tells what became of it
-      const booking = HoldIds.parse(holdId) ? await this.bookings.findConfirmed(holdId) : null;
-      if (booking && booking.userId === user.id) {
-        const at = booking.createdAt.getTime();
-        return HoldView.of({
-          holdId,
-          eventId: booking.eventId,
-          userId: booking.userId,
-          status: 'CONFIRMED',
-          seatIds: booking.seatIds,
-          createdAtMs: at,
-          expireAtMs: at,
-          maxExpireAtMs: at,
-          extensionsUsed: 0,
-          fencingToken: booking.fencingToken,
-          orderId: booking.orderId,
-          endedAtMs: at,
-          confirmDeadlineMs: null,
-          nowMs: Date.now(),
-        });
+      const booked = HoldIds.parse(holdId) ? await this.bookings.confirmedHold(holdId) : null;
+      if (booked && booked.userId === user.id) {
+        return HoldView.of(booked);
       }
     }
     throw holdNotFound(holdId);
@@ -173,12 +157,13 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
     }
   }
 
-  async extend(user: AuthUser, holdId: string, ttlSeconds: number): Promise<HoldView> {
+  /** `requestKey`: the same key again is the same extension retried (HoldStore.extendHold). */
+  async extend(user: AuthUser, holdId: string, ttlSeconds: number, requestKey?: string): Promise<HoldView> {
     const limits = this.config.holds;
     this.assertTtl(ttlSeconds);
     const hold = await this.ownHold(user, holdId);
     const r = await busyIfLockLost(() =>
-      this.lockedExtend(hold.eventId, hold.seatIds, holdId, user.id, ttlSeconds * 1000),
+      this.lockedExtend(hold.eventId, hold.seatIds, holdId, user.id, ttlSeconds * 1000, requestKey),
     );
     holdChanges.inc({ action: 'extend', outcome: r.ok ? 'ok' : r.error });
     if (r.ok) {
@@ -286,12 +271,20 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
   }
 
   @DistributedLock(SEAT_LOCK)
-  private lockedExtend(_eventId: string, _seatIds: string[], holdId: string, userId: string, ttlMs: number) {
+  private lockedExtend(
+    _eventId: string,
+    _seatIds: string[],
+    holdId: string,
+    userId: string,
+    ttlMs: number,
+    requestKey?: string,
+  ) {
     const lock = currentLock(); // here, before any await (see currentLock)
     return this.afterSettling(() => {
       lock.assertValid();
-      const maxExtensions = this.config.holds.maxExtensions;
-      return this.store.extendHold({ holdId, userId, ttlMs, maxExtensions, fencingToken: lock.fencingToken });
+      const { maxExtensions } = this.config.holds;
+      const fencingToken = lock.fencingToken;
+      return this.store.extendHold({ holdId, userId, ttlMs, maxExtensions, fencingToken, requestKey });
     }, 'HOLD_NOT_ACTIVE');
   }
 

@@ -18,7 +18,8 @@
 -- A hold record (the value in its holds:<b> bucket, written by save() only) is a positional cmsgpack
 -- array, packed small because there is one per hold (see hold-keys.ts for what it costs):
 --   {userId, status code (HOLD_STATUS_CODES), seatIds, createdAt, expireAt - createdAt,
---    maxExpireAt - createdAt, extensions, fence, orderId, endedAt - createdAt + 1, confirmDeadline - createdAt + 1}
+--    maxExpireAt - createdAt, extensions, fence, orderId, endedAt - createdAt + 1, confirmDeadline - createdAt + 1,
+--    the request key of its last extension (extend-hold.lua)}
 -- Times after createdAt are kept as offsets from it (a few bytes instead of 9 for an epoch ms); endedAt
 -- and confirmDeadline are 0 for "none", hence the +1 (a hold may end in the ms it was made). Trailing
 -- fields at their default ('' or 0) are left out: an ACTIVE hold's record has 8 fields.

@@ -19,15 +19,15 @@ local function load(hid)
   local c = r[4]
   return { hid = hid, user = r[1], status = STATUS_NAME[r[2]], seats = r[3], created = c, expire = c + r[5],
            max = c + r[6], ext = r[7], fence = r[8], order = r[9] or '', ended = at(c, r[10]),
-           deadline = at(c, r[11]) }
+           deadline = at(c, r[11]), xkey = r[12] or '' }
 end
 
 local function save(h)
   CL_STATUS[h.hid] = h.status
   local c = h.created
   local r = { h.user, STATUS_CODE[h.status], h.seats, c, h.expire - c, h.max - c, h.ext, h.fence, h.order,
-              since(c, h.ended), since(c, h.deadline) }
-  local n = 11
+              since(c, h.ended), since(c, h.deadline), h.xkey or '' }
+  local n = 12
   while n > 8 and (r[n] == 0 or r[n] == '') do
     r[n] = nil
     n = n - 1

@@ -114,7 +114,14 @@ export const EVENT_SCRIPTS = {
     ['seatLockKey...'],
   ),
   holdRead: event('read-hold.lua', ['hid']),
-  holdExtend: event('extend-hold.lua', ['hid', 'userId', 'ttlMs', 'maxExtensions', 'fencingToken']),
+  holdExtend: event('extend-hold.lua', [
+    'hid',
+    'userId',
+    'ttlMs',
+    'maxExtensions',
+    'fencingToken',
+    'requestKey',
+  ]),
   holdRelease: event('release-hold.lua', ['hid', 'userId', 'fencingToken']),
   holdBeginConfirm: event('begin-confirm.lua', [
     'hid',

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthUser } from '../../auth/auth-user';
 import { DomainError } from '../../common/errors/domain-error';
@@ -45,12 +46,14 @@ export class IdempotentRequests {
    * `params` are the route's path parameters as the handler got them from its pipes (an event id in
    * lower case), not as the client spelled them: a retry that writes the event id in another letter case
    * is the same request, and must replay the first answer rather than be refused as another request.
+   * `work` is given a short name of the key (a digest, 16 chars) when the request has one: a change Redis
+   * may have made though the request was answered 5xx (the key then freed) can recognise its own retry.
    */
   run<T>(
     req: FastifyRequest & { user?: AuthUser },
     reply: FastifyReply,
     params: Record<string, string>,
-    work: () => Promise<T>,
+    work: (requestKey?: string) => Promise<T>,
   ): Promise<T> {
     const key = req.headers['idempotency-key'];
     // without the header: `work`'s own promise, not one more async frame around it
@@ -63,7 +66,7 @@ export class IdempotentRequests {
     key: string | string[],
     params: Record<string, string>,
     reply: FastifyReply,
-    work: () => Promise<T>,
+    work: (requestKey: string) => Promise<T>,
   ): Promise<T> {
     if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) {
       throw new DomainError(ErrorCode.VALIDATION_FAILED, 'Idempotency-Key is not valid', {
@@ -112,7 +115,7 @@ export class IdempotentRequests {
     }
     let body: T;
     try {
-      body = await work();
+      body = await work(createHash('sha256').update(key).digest('base64url').slice(0, 16));
     } catch (e) {
       await this.settleFailure(mine, user.id, e);
       throw e;
