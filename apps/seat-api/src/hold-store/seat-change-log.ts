@@ -23,6 +23,11 @@ export interface SeatChanges {
   nowMs: number;
   /** The event's current version (0 before its first change). */
   version: number;
+  /**
+   * The log's identity, made with its first entry: versions of another epoch are of a log Redis lost
+   * ('' before the first entry, or for a log written before epochs).
+   */
+  epoch: string;
   /** Seats the seats hash holds as 'H' (lapsed holds included) and as 'B', kept by every script. */
   held: number;
   booked: number;
@@ -40,6 +45,7 @@ export interface SeatScanPage {
 /** A head start on a build: where the change log is before the first scan chunk is read. */
 export interface SeatMapHead {
   version: number;
+  epoch: string;
   nowMs: number;
 }
 
@@ -83,21 +89,23 @@ export class SeatChangeLog {
       number,
       number,
       number,
+      string,
       [string, string[]][]?,
     ];
     return {
       nowMs: Number(r[0]),
       version: Number(r[1]),
+      epoch: String(r[4]),
       held: Number(r[2]),
       booked: Number(r[3]),
-      entries: (r[4] ?? []).map(([id, seats]) => ({ version: Number(id.slice(0, id.indexOf('-'))), seats })),
+      entries: (r[5] ?? []).map(([id, seats]) => ({ version: Number(id.slice(0, id.indexOf('-'))), seats })),
     };
   }
 
   /** The current version and Redis time: read before a build's first chunk. */
   async head(eventId: string): Promise<SeatMapHead> {
     const c = await this.changesSince(eventId, Number.MAX_SAFE_INTEGER, 0);
-    return { version: c.version, nowMs: c.nowMs };
+    return { version: c.version, epoch: c.epoch, nowMs: c.nowMs };
   }
 
   /**

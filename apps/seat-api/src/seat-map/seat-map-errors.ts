@@ -28,6 +28,6 @@ export function streamLimitExceeded(limit: number): DomainError {
 
 export function badLastEventId(): DomainError {
   return new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is not valid', {
-    details: [{ field: 'Last-Event-ID', message: 'must be a version: a whole number' }],
+    details: [{ field: 'Last-Event-ID', message: 'must be an event id the stream sent' }],
   });
 }

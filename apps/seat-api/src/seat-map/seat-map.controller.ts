@@ -6,7 +6,7 @@ import { ApiPublicErrors } from '../common/api-errors.decorator';
 import { ErrorCode } from '../common/errors/error-code';
 import { eventIdPipe } from '../common/pipes/event-id.pipe';
 import { RateLimited } from '../rate-limit/rate-limit.decorator';
-import { SeatMapQuery, SeatStreamQuery, VERSION } from './dto/seat-map.query';
+import { parseEventId, SeatMapQuery, SeatStreamQuery, VERSION } from './dto/seat-map.query';
 import { SeatMapStreams } from './live/seat-map-streams';
 import { badLastEventId } from './seat-map-errors';
 import { SeatMapService } from './seat-map.service';
@@ -94,10 +94,11 @@ export class SeatMapController {
   @ApiOperation({
     summary: 'Live seat map (Server-Sent Events)',
     description:
-      '`event: snapshot` (id = version; data {eventId, version, counts, seats}), then `event: changes` at ' +
-      'most every 250 ms (id = version; data {version, changes: [{seatId, status}], counts}); `: ping` ' +
-      'comments keep it open. Last-Event-ID (or ?lastEventId=) resumes with what changed since that ' +
-      'version, or sends a new snapshot when the change log no longer has it. Written only as fast as the ' +
+      '`event: snapshot` (id = `<epoch>:<version>`; data {eventId, version, counts, seats}), then `event: ' +
+      'changes` at most every 250 ms (same id; data {version, changes: [{seatId, status}], counts}); ' +
+      '`: ping` comments keep it open. Last-Event-ID (or ?lastEventId=) resumes with what changed since ' +
+      'that event, or sends a new snapshot when the change log no longer has it or is another log (Redis ' +
+      'lost its data: the epoch changed). Open streams get a new snapshot when that happens. Written only as fast as the ' +
       'client reads: a client that has not taken what was written for SEAT_MAP_STREAM_DRAIN_TIMEOUT_MS is ' +
       'dropped (it reconnects and resumes); one that lags gets the seats changed meanwhile in one event, ' +
       'or a new snapshot. A caller keeps at most SEAT_MAP_MAX_STREAMS_PER_CALLER streams open (429 ' +
@@ -131,7 +132,7 @@ export class SeatMapController {
     }
     await this.streams.stream(
       eventId,
-      lastEventId === undefined ? undefined : Number(lastEventId),
+      lastEventId === undefined ? undefined : parseEventId(lastEventId),
       req,
       reply,
     );

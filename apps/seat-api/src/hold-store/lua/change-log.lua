@@ -14,6 +14,13 @@ end
 
 local function cl_append(fields)
   local v = meta_add('v', 1)
+  if v == 1 then
+    -- A new log: the event's first change, or the first since Redis lost the meta hash (FLUSHALL, a
+    -- restart without persistence), after which versions start again at 1. A new epoch (Redis TIME, in
+    -- microseconds) tells readers that versions they hold are of another log.
+    local t = redis.call('TIME')
+    redis.call('HSET', K_META, 'e', t[1] .. string.format('%06d', tonumber(t[2])))
+  end
   local id = v .. '-0'
   local added = redis.pcall('XADD', K_CHANGES, 'MAXLEN', '~', CHANGE_LOG_MAX_ENTRIES, id, unpack(fields))
   if type(added) == 'table' and added.err then

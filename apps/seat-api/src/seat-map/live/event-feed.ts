@@ -23,6 +23,7 @@ export class EventFeed {
   private readonly clients = new Set<SseClient>();
   private readonly pending = new Set<number>();
   private readonly unsubscribe: () => void;
+  private readonly unsubscribeReset: () => void;
   private readonly poller: NodeJS.Timeout;
   private readonly heartbeat: NodeJS.Timeout;
   private polling = false;
@@ -37,6 +38,8 @@ export class EventFeed {
     private readonly onIdle: () => void,
   ) {
     this.unsubscribe = sync.onChange((positions) => positions.forEach((p) => this.pending.add(p)));
+    // Redis lost the log: every client's view is of the lost data, and its ids of the lost versions
+    this.unsubscribeReset = sync.onReset(() => this.clients.forEach((client) => client.oweSnapshot()));
     this.poller = setInterval(() => void this.tick(), BATCH_MS);
     this.heartbeat = setInterval(() => this.ping(), heartbeatMs);
     this.poller.unref();
@@ -135,6 +138,7 @@ export class EventFeed {
     clearInterval(this.poller);
     clearInterval(this.heartbeat);
     this.unsubscribe();
+    this.unsubscribeReset();
     eventPollers.dec();
     this.onIdle();
   }

@@ -51,7 +51,12 @@ export class SeatMapStreams implements OnModuleDestroy {
   }
 
   /** Streams the event's map to this client: a snapshot, or (lastEventId) what changed since then. */
-  async stream(eventId: string, lastEventId: number | undefined, req: FastifyRequest, reply: FastifyReply) {
+  async stream(
+    eventId: string,
+    lastEventId: { epoch: string; version: number } | undefined,
+    req: FastifyRequest,
+    reply: FastifyReply,
+  ) {
     if (this.open >= this.maxStreams) {
       refusedStreams.inc({ reason: 'max_streams' });
       throw tooManyStreams();
@@ -75,7 +80,8 @@ export class SeatMapStreams implements OnModuleDestroy {
       }
       this.track(0, caller, charge);
       await sync.refresh();
-      const resume = lastEventId === undefined ? null : await sync.changedSince(lastEventId);
+      const resume =
+        lastEventId === undefined ? null : await sync.changedSince(lastEventId.version, lastEventId.epoch);
       // the feed needs the template for snapshots it owes later, a resume too
       const template = await sync.snapshot.layout.listTemplate('stream', eventId);
       // from here on synchronous

@@ -30,6 +30,8 @@ export interface SeatCounts {
  */
 export class EventSnapshot {
   version = 0;
+  /** The change log's epoch the version is of (seat-change-log.ts): set by the build, fixed after. */
+  epoch = '';
   nowMs = 0;
   /** What the seats hash holds: 0 free, 1 held, 2 booked. */
   private readonly raw: Uint8Array;
@@ -71,8 +73,9 @@ export class EventSnapshot {
   }
 
   /** Ends a build: the snapshot is at `version`; statuses, counts and expiries follow from the raw states. */
-  finishBuild(version: number, nowMs: number): void {
+  finishBuild(version: number, nowMs: number, epoch = ''): void {
     this.version = version;
+    this.epoch = epoch;
     this.nowMs = nowMs;
     for (let p = 0; p < this.raw.length; p++) {
       this.show(p, this.derive(p));
@@ -149,12 +152,20 @@ export class EventSnapshot {
   }
 
   /**
-   * The representation's validator: the version, and how many held seats lapsed since (a weak ETag, as
+   * The representation's validator: the version (with its epoch), and how many held seats lapsed since (a weak ETag, as
    * the same version reads differently once a hold runs out). Both are the same on every instance at the
    * same version and time: lapsed seats are always the ones with the earliest expireAt.
    */
   etag(): string {
-    return this.lapsed.size === 0 ? `W/"${this.version}"` : `W/"${this.version}.${this.lapsed.size}"`;
+    return this.lapsed.size === 0 ? `W/"${this.streamId}"` : `W/"${this.streamId}.${this.lapsed.size}"`;
+  }
+
+  /**
+   * The version as streams name it (`id:`) and ETags carry it: with the log's epoch, so a version of a
+   * log Redis lost never passes for the same number in the new one.
+   */
+  get streamId(): string {
+    return this.epoch ? `${this.epoch}:${this.version}` : String(this.version);
   }
 
   /** Seats whose hold ran out but that the sweeper has not freed yet (a resuming stream sends them too). */

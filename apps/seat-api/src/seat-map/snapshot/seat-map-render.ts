@@ -55,12 +55,12 @@ export function changesEvent(snap: EventSnapshot, positions: Iterable<number>): 
   }
   return sseEvent(
     'changes',
-    snap.version,
+    snap.streamId,
     JSON.stringify({ version: snap.version, changes, counts: snap.counts() }),
   );
 }
 
 /** One Server-Sent Event; `data` is one line of JSON (JSON.stringify never writes a raw newline). */
-function sseEvent(event: 'changes', id: number, data: string): string {
+function sseEvent(event: 'changes', id: string, data: string): string {
   return `event: ${event}\nid: ${id}\ndata: ${data}\n\n`;
 }

@@ -22,7 +22,7 @@ export class SnapshotFrame {
   ) {
     this.version = snap.version;
     const head = JSON.stringify({ eventId: snap.eventId, version: snap.version, counts: snap.counts() });
-    this.head = Buffer.from(`event: snapshot\nid: ${snap.version}\ndata: ${head.slice(0, -1)},"seats":`);
+    this.head = Buffer.from(`event: snapshot\nid: ${snap.streamId}\ndata: ${head.slice(0, -1)},"seats":`);
     this.shown = snap.shownStatuses.slice();
     this.length = this.head.length + template.listLength + this.tail.length;
   }

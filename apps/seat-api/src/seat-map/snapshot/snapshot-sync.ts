@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { SeatChangeLog, SeatChanges } from '../../hold-store';
+import type { SeatChangeLog, SeatChanges, SeatMapHead } from '../../hold-store';
 import { builds, countMismatches, refreshes } from '../seat-map.metrics';
 import { EventSnapshot } from './event-snapshot';
 import { SeatLayout } from './seat-layout';
@@ -24,18 +24,23 @@ export interface SyncSource {
 const logger = new Logger('SeatMap');
 
 export type ChangeListener = (positions: number[]) => void;
+/** Told when the snapshot was rebuilt because Redis lost the log: what clients hold is of another log. */
+export type ResetListener = () => void;
 
 /**
  * Keeps one event's snapshot up to date from the change log. `refresh()` reads only the entries after the
  * snapshot's version; concurrent callers share one read (each gets a read begun after its call, so a
- * client always sees its own hold). A snapshot the log no longer covers (trimmed, or Redis lost the
- * version) is rebuilt by a chunked scan. Listeners (the event's stream feed) hear every seat position an
- * entry named, a hold's expiry changed or a rebuild corrected.
+ * client always sees its own hold). A snapshot the log no longer covers (trimmed) is rebuilt by a
+ * chunked scan; so is one whose log Redis lost (another epoch, or the version went back: FLUSHALL, a
+ * restart without persistence start the log again at version 1). Listeners (the event's stream feed) hear
+ * every seat position an entry named, a hold's expiry changed or a trim's rebuild corrected, and, after a
+ * loss, that everything they were sent is void (reset).
  */
 export class SnapshotSync {
   private running?: Promise<void>;
   private next?: Promise<void>;
   private readonly listeners = new Set<ChangeListener>();
+  private readonly resetListeners = new Set<ResetListener>();
   private mismatchReported = false;
 
   private readonly log: SeatChangeLog;
@@ -61,6 +66,11 @@ export class SnapshotSync {
     return () => this.listeners.delete(listener);
   }
 
+  onReset(listener: ResetListener): () => void {
+    this.resetListeners.add(listener);
+    return () => this.resetListeners.delete(listener);
+  }
+
   refresh(): Promise<void> {
     if (!this.running) {
       this.running = this.pull().finally(() => (this.running = undefined));
@@ -80,11 +90,12 @@ export class SnapshotSync {
    * The seats a client at `version` has to hear about to be at the snapshot's version: those the change
    * log changed since (from memory when recent, else from the log in Redis) and the lapsed holds (their
    * expiry made no version). Null when the log no longer goes back that far, or the version is not one
-   * this snapshot has seen (Redis lost the change log since): the client needs a new snapshot then.
+   * this snapshot has seen, or of another epoch (Redis lost the change log since): the client needs a new
+   * snapshot then.
    */
-  async changedSince(version: number): Promise<Set<number> | null> {
+  async changedSince(version: number, epoch: string): Promise<Set<number> | null> {
     const snap = this.snapshot;
-    if (version > snap.version) {
+    if (version > snap.version || epoch !== snap.epoch) {
       return null;
     }
     let seats = snap.recent.since(version);
@@ -111,7 +122,7 @@ export class SnapshotSync {
     let at = from;
     for (let i = 0; i < MAX_PULLS && at < to; i++) {
       const c = await this.log.changesSince(this.eventId, at, PULL_ENTRIES);
-      if (c.version < to || c.entries[0]?.version !== at + 1) {
+      if (c.epoch !== this.snapshot.epoch || c.version < to || c.entries[0]?.version !== at + 1) {
         return null;
       }
       for (const entry of c.entries) {
@@ -132,9 +143,14 @@ export class SnapshotSync {
     const snap = this.snapshot;
     for (let i = 0; i < MAX_PULLS; i++) {
       const c = await this.log.changesSince(snap.eventId, snap.version, PULL_ENTRIES);
-      if (c.version < snap.version) {
-        return this.rebuild('the version went back: Redis lost the change log');
+      if (c.epoch !== snap.epoch && !(snap.version === 0 && snap.epoch === '')) {
+        return this.rebuild('another epoch: Redis lost the change log', true);
       }
+      if (c.version < snap.version) {
+        return this.rebuild('the version went back: Redis lost the change log', true);
+      }
+      // built before the event's first change: the log it follows is the one that change created
+      snap.epoch = c.epoch;
       if (c.version > snap.version && c.entries[0]?.version !== snap.version + 1) {
         return this.rebuild('the change log was trimmed past the snapshot');
       }
@@ -147,11 +163,16 @@ export class SnapshotSync {
     return this.rebuild(`more than ${MAX_PULLS * PULL_ENTRIES} changes behind`);
   }
 
-  private async rebuild(reason: string): Promise<void> {
+  /** `lost`: Redis lost the log, so what clients were sent is of another log: they are reset, not corrected. */
+  private async rebuild(reason: string, lost = false): Promise<void> {
     const fresh = await buildSnapshot(this.eventId, this.snapshot.layout, this.source, reason);
     const corrected = fresh.differences(this.snapshot);
     this.snapshot = fresh;
-    this.emit(corrected);
+    if (lost) {
+      this.resetListeners.forEach((listener) => listener());
+    } else {
+      this.emit(corrected);
+    }
   }
 
   private emit(positions: number[]): void {
@@ -215,9 +236,9 @@ async function buildSnapshot(
       }
       cursor = page.cursor;
     } while (cursor !== '0');
-    const caughtUp = await catchUp(snap, head.version, log);
+    const caughtUp = await catchUp(snap, head, log);
     if (caughtUp) {
-      snap.finishBuild(caughtUp.version, caughtUp.nowMs);
+      snap.finishBuild(caughtUp.version, caughtUp.nowMs, caughtUp.epoch);
       builds.inc();
       logger.log({
         msg: `seat map built (${reason})`,
@@ -232,15 +253,24 @@ async function buildSnapshot(
   throw new Error(`seat map of ${eventId}: the change log moved past ${BUILD_ATTEMPTS} builds`);
 }
 
-/** Loads the entries after `version` into a snapshot being built; null if the log no longer has them. */
+/**
+ * Loads the entries after the head's version into a snapshot being built; null if the log no longer has
+ * them, or is another log than the head's (Redis lost it during the scan). A log created during the scan
+ * of an event that had none (its first change) is the one the scan saw the start of.
+ */
 async function catchUp(
   snap: EventSnapshot,
-  version: number,
+  head: SeatMapHead,
   log: SeatChangeLog,
 ): Promise<SeatChanges | null> {
+  let version = head.version;
   for (let i = 0; i < MAX_PULLS; i++) {
     const c = await log.changesSince(snap.eventId, version, PULL_ENTRIES);
-    if (c.version < version || (c.version > version && c.entries[0]?.version !== version + 1)) {
+    if (
+      (c.epoch !== head.epoch && !(head.version === 0 && head.epoch === '')) ||
+      c.version < version ||
+      (c.version > version && c.entries[0]?.version !== version + 1)
+    ) {
       return null;
     }
     for (const entry of c.entries) {
