@@ -185,7 +185,7 @@ describe('GET /v1/events/:eventId/seats', () => {
       eventId,
     ]);
     await db.rows(
-      `INSERT INTO seats (event_id, seat_id, section, row, number, category) VALUES ($1, 'X-1-1', 'X', '1', 1, 'c')`,
+      `INSERT INTO seats (event_id, seat_id, section, row, number, category, position) VALUES ($1, 'X-1-1', 'X', '1', 1, 'c', 0)`,
       [eventId],
     );
     expect((await seatMap(eventId)).body.counts.total).toBe(1);

@@ -10,7 +10,6 @@ import { HoldStore } from '../hold-store';
 import { CreateEventDto, MAX_SEATS_PER_EVENT } from './dto/create-event.dto';
 import { CatalogueSeat, EventSeats, SeatCache } from './seat-cache';
 
-
 /**
  * Events and their seats (PostgreSQL). A seat layout never changes once created, so each event's seats
  * are cached in memory after the first read (bounded, see SeatCache): the hot paths (hold, seat map) then
@@ -45,6 +44,7 @@ export class CatalogueService implements OnModuleDestroy {
               row: row.row,
               number: n,
               category: section.category,
+              position: seats.length,
             }),
           );
         }
@@ -160,7 +160,7 @@ export class CatalogueService implements OnModuleDestroy {
     await this.repair(eventId, event.startsAt);
     const rows = await this.db
       .getRepository(SeatEntity)
-      .find({ where: { eventId }, order: { seatId: 'ASC' } });
+      .find({ where: { eventId }, order: { position: 'ASC' } }); // as posted (SeatEntity.position)
     // only what the seat map shows: every byte here is multiplied by the seats of each cached event
     return new EventSeats(
       rows.map(({ seatId, section, row, number, category }): [string, CatalogueSeat] => [

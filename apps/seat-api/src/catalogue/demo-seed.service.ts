@@ -32,7 +32,7 @@ export class DemoSeedService implements OnApplicationBootstrap {
       return;
     }
     const rows = 'ABCDEFGHIJ'.split('');
-    const seats = rows.flatMap((row) =>
+    const seats = rows.flatMap((row, r) =>
       Array.from({ length: 20 }, (_, i) =>
         Object.assign(new SeatEntity(), {
           eventId: DEMO_EVENT_ID,
@@ -41,6 +41,7 @@ export class DemoSeedService implements OnApplicationBootstrap {
           row,
           number: i + 1,
           category: row < 'D' ? 'premium' : 'standard',
+          position: r * 20 + i,
         }),
       ),
     );

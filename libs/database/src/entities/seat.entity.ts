@@ -23,4 +23,8 @@ export class SeatEntity {
 
   @Column('text')
   category!: string;
+
+  /** The seat's place in the layout as the admin posted it (0 first): the order the seat map lists. */
+  @Column('integer')
+  position!: number;
 }
