@@ -66,7 +66,10 @@ export class ConfirmReconciler implements OnApplicationBootstrap, BeforeApplicat
       return Promise.resolve();
     }
     this.running = true;
-    this.current = this.reconcileStuck()
+    // the usual case, nothing stuck: one read, no lock taken
+    this.current = this.stuck
+      .count()
+      .then((n) => (n > 0 ? this.reconcileStuck() : 0))
       .then(() => undefined)
       .catch((e: unknown) => this.logger.warn(`run failed, retried next tick: ${String(e)}`))
       .finally(() => {

@@ -6,6 +6,7 @@ import { ExpirationsController } from './expirations.controller';
 import { KafkaTopicsService } from './kafka-topics.service';
 import { OutboxModule } from './outbox/outbox.module';
 import { ShardsModule } from './shards/shards.module';
+import { ShardWake } from './shard-wake';
 import { StuckConfirms } from './stuck-confirms';
 import { SweeperService } from './sweeper.service';
 
@@ -16,7 +17,7 @@ import { SweeperService } from './sweeper.service';
 @Module({
   imports: [HoldStoreModule, ConfirmModule, OutboxModule, ShardsModule],
   controllers: [ExpirationsController],
-  providers: [SweeperService, StuckConfirms, ConfirmReconciler, KafkaTopicsService],
+  providers: [SweeperService, ShardWake, StuckConfirms, ConfirmReconciler, KafkaTopicsService],
   exports: [OutboxModule, SweeperService, ShardsModule],
 })
 export class ExpiryModule {}

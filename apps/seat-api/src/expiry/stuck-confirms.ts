@@ -21,6 +21,11 @@ export class StuckConfirms {
     }
   }
 
+  /** How many are recorded. */
+  count(): Promise<number> {
+    return this.redis.scard(STUCK_KEY);
+  }
+
   /** Up to `count` of them, in no particular order (a hold that keeps failing does not block the rest). */
   sample(count: number): Promise<string[]> {
     return this.redis.srandmember(STUCK_KEY, count);

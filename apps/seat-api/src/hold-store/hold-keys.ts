@@ -57,8 +57,16 @@
  * shard's counter `lock:fence:{s<k>}` (DistributedLockService.fenceKey('{s<k>}')), which every hold script
  * gets as KEYS[7]: it compares a token with it atomically (lua/prelude.lua.ts, fence_ok()). The store never
  * INCRs it; it only raises it to a seat's fence after Redis lost the counter. Tokens thus increase per
- * shard (shared by its events), which is all fencing needs. Shard leases: `lock:hold-shard:<k>`
- * (expiry/shards/shard-ownership.service.ts); live instances: `hold:instances`.
+ * shard (shared by its events), which is all fencing needs.
+ *
+ * Deployment-wide (one key each, no tag):
+ *   hold:instances    ZSET instance -> Redis time of its last heartbeat (live instances)
+ *   hold:shard-leases HASH shard -> "<instance>|<until ms>": which instance sweeps and relays each shard
+ *                     (expiry/shards/shard-leases.lua)
+ *   hold:wake         ZSET shard -> when the shard next has work (its earliest due hold, forget time or
+ *                     event removal; or sooner): the sweeper reads this one key per tick instead of every
+ *                     shard's indexes, and a change that makes a shard's work come sooner lowers it
+ *                     (ZADD LT, HoldStore.wakeFor; expiry/shard-wake.ts)
  *
  * CHANGING HOLD_SHARDS on a running deployment moves most events to another shard: their keys (holds,
  * seats, bookings marked in Redis) would no longer be found. Drain first (stop taking holds until none
@@ -85,6 +93,12 @@ export interface ShardKeys {
 
 /** Registry of live instances (membership heartbeats for the fair share of shards): one key, no tag. */
 export const INSTANCES_KEY = 'hold:instances';
+
+/** The shard leases of the deployment (expiry/shards/shard-leases.lua): one hash, no tag. */
+export const SHARD_LEASES_KEY = 'hold:shard-leases';
+
+/** When each shard next has work (see the layout above): one sorted set, no tag. */
+export const WAKE_KEY = 'hold:wake';
 
 /** FNV-1a 32-bit of the text's UTF-16 code units (event ids are ASCII): stable across processes. */
 export function fnv1a32(text: string): number {

@@ -4,7 +4,7 @@ import { DistributedLockService, LockOwnership } from '@app/distributed-lock';
 import { REDIS_CLIENT, ReplicaAcks } from '@app/redis';
 import Redis from 'ioredis';
 import { HoldIds } from './hold-ids';
-import { HoldLayout } from './hold-keys';
+import { HoldLayout, WAKE_KEY } from './hold-keys';
 import { ScriptReply, toCreateResult, toHoldRecord, toStoreResult } from './hold-replies';
 import { EventScriptName, HoldScripts } from './hold-scripts';
 import { CreateHoldResult, HoldRecord, SeatConflict, StoreResult, SweepResult } from './hold.types';
@@ -133,6 +133,7 @@ export class HoldStore implements OnModuleInit {
         await this.undoCreate(p.eventId, hid, p.userId, result.hold.fencingToken);
         throw e;
       }
+      this.wakeFor(result.hold);
     }
     return result;
   }
@@ -300,7 +301,25 @@ export class HoldStore implements OnModuleInit {
     if (reply[0] === 'OK') {
       await ack.confirm(action);
     }
-    return toStoreResult<E>(id.eventId, reply);
+    const result = toStoreResult<E>(id.eventId, reply);
+    // a confirm's deadline, or a hold given back its expireAt, may come before anything its shard had due
+    if (result.ok && (script === 'holdBeginConfirm' || script === 'holdAbandonConfirm')) {
+      this.wakeFor(result.hold);
+    }
+    return result;
+  }
+
+  /**
+   * Lowers the hold's shard in the wake index (hold-keys.ts, WAKE_KEY) to when the hold is next due (its
+   * expireAt, or its confirm deadline): the shard's owner sweeps it then, without polling every shard.
+   * Not waited for: it only ever brings a sweep forward, and one that is lost is made up by the sweeper's
+   * own round of every shard it owns.
+   */
+  private wakeFor(hold: HoldRecord): void {
+    const at = hold.status === 'CONFIRMING' ? hold.confirmDeadlineMs : hold.expireAtMs;
+    if (at !== null) {
+      void this.redis.zadd(WAKE_KEY, 'LT', at, this.layout.shardOf(hold.eventId)).catch(() => undefined);
+    }
   }
 
   /**

@@ -30,10 +30,21 @@ export interface OutboxLevel {
  * /health tell the truth while Kafka is down. Each instance measures what it relays: the deployment's
  * outbox is the sum over instances. One command per stream (no pipeline: on a Cluster the shards' streams
  * live in different slots; ioredis's auto-pipelining still batches them per node).
+ *
+ * A pass measures only the streams that may have records: those of the shards the sweeper has just swept
+ * or this instance has just taken over (recordsMayWait), until they are found empty. Every record is
+ * written by a hold script on a due hold, and the owner sweeps each shard when its work is due, so an idle
+ * service measures nothing; the sweeper's rounds of every shard mark them all from time to time.
  */
 @Injectable()
 export class OutboxMeter {
   private last: OutboxLevel = { depth: 0, oldestAgeSeconds: 0, measuredAt: 0 };
+  /**
+   * Shards whose stream may have records, each with a count of its marks: measured by every pass until
+   * found empty by a measurement that no mark came after (a sweep may write while XLEN is on its way).
+   */
+  private readonly pending = new Map<number, number>();
+  private marks = 0;
 
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: Redis,
@@ -50,11 +61,36 @@ export class OutboxMeter {
     return this.shards.ownedShards().map((shard) => ({ shard, key: this.store.outboxKey(shard) }));
   }
 
-  /** Measures, updates the gauges, and returns the streams that have records. */
-  async measure(): Promise<WaitingStream[]> {
-    const streams = this.streams();
+  /** These shards' streams may have records now (a sweep wrote some, a former owner left some). */
+  recordsMayWait(shards: Iterable<number>): void {
+    for (const shard of shards) {
+      this.pending.set(shard, ++this.marks);
+    }
+  }
+
+  /**
+   * Measures the streams that may have records (`all`: every owned shard's), updates the gauges, and
+   * returns the streams that have records.
+   */
+  async measure(all = false): Promise<WaitingStream[]> {
+    const owned = this.streams();
+    for (const shard of this.pending.keys()) {
+      if (!owned.some((s) => s.shard === shard)) {
+        this.pending.delete(shard); // its new owner measures it
+      }
+    }
+    const streams = owned.filter((s) => all || this.pending.has(s.shard));
+    const marked = streams.map((s) => this.pending.get(s.shard));
     const lengths = await Promise.all(streams.map((s) => this.redis.xlen(s.key)));
-    const waiting = streams.map((s, i) => ({ ...s, len: Number(lengths[i]) })).filter((w) => w.len > 0);
+    const measured = streams.map((s, i) => ({ ...s, len: Number(lengths[i]) }));
+    measured.forEach((m, i) => {
+      if (m.len === 0 && this.pending.get(m.shard) === marked[i]) {
+        this.pending.delete(m.shard);
+      } else if (m.len > 0 && !this.pending.has(m.shard)) {
+        this.pending.set(m.shard, ++this.marks);
+      }
+    });
+    const waiting = measured.filter((w) => w.len > 0);
     const firsts = await Promise.all(
       waiting.map((w) => this.redis.xrange(w.key, '-', '+', 'COUNT', 1) as Promise<OutboxEntry[]>),
     );

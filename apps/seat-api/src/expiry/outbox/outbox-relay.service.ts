@@ -60,6 +60,13 @@ export class OutboxRelayService {
     private readonly config: AppConfig,
   ) {
     this.backoff = new RelayBackoff(config.expiry.relayIntervalMs, MAX_BACKOFF_MS);
+    // a former owner may have left records behind
+    shards.onTaken((taken) => this.meter.recordsMayWait(taken));
+  }
+
+  /** A sweep of these shards may have written records: the next pass measures their streams. */
+  recordsMayWait(shards: Iterable<number>): void {
+    this.meter.recordsMayWait(shards);
   }
 
   /** The pass in progress, if any (shutdown lets it delete what Kafka already took). */
@@ -85,7 +92,7 @@ export class OutboxRelayService {
 
   /** Publishes every waiting record of the shards this instance owns once; returns how many left. Throws. */
   async relayAll(): Promise<number> {
-    return this.publishWaiting(await this.meter.measure());
+    return this.publishWaiting(await this.meter.measure(true));
   }
 
   health(): OutboxHealth {
