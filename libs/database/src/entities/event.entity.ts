@@ -1,4 +1,7 @@
-import { Check, Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/** Whether an event sells: CLOSED can be opened again, CANCELLED is for good. */
+export type SalesState = 'OPEN' | 'CLOSED' | 'CANCELLED';
 
 /**
  * A show on a date: the unit that seats, holds and bookings belong to.
@@ -8,6 +11,9 @@ import { Check, Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm'
 @Entity({ name: 'events' })
 @Check('events_name_check', 'length(name) BETWEEN 1 AND 200')
 @Check('events_seat_count_check', 'seat_count > 0')
+@Check('events_sales_check', `sales IN ('OPEN', 'CLOSED', 'CANCELLED')`)
+// the event list pages by start time
+@Index('events_starts_at_idx', ['startsAt', 'id'])
 export class EventEntity {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'events_pkey' })
   id!: string;
@@ -23,4 +29,30 @@ export class EventEntity {
 
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;
+
+  @Column('text', { default: 'OPEN' })
+  sales!: SalesState;
+
+  /** Goes up with every change of `sales` or a limit (the hold store checks each hold against it). */
+  @Column('integer', { name: 'policy_version', default: 1 })
+  policyVersion!: number;
+
+  // The event's own hold limits; NULL: the deployment's (HOLD_* environment values).
+  @Column('integer', { name: 'default_hold_ttl_seconds', nullable: true })
+  defaultHoldTtlSeconds!: number | null;
+
+  @Column('integer', { name: 'max_hold_ttl_seconds', nullable: true })
+  maxHoldTtlSeconds!: number | null;
+
+  @Column('integer', { name: 'max_seats_per_hold', nullable: true })
+  maxSeatsPerHold!: number | null;
+
+  @Column('integer', { name: 'max_seats_per_user', nullable: true })
+  maxSeatsPerUser!: number | null;
+
+  @Column('integer', { name: 'max_hold_extensions', nullable: true })
+  maxHoldExtensions!: number | null;
+
+  @Column('integer', { name: 'max_hold_lifetime_seconds', nullable: true })
+  maxHoldLifetimeSeconds!: number | null;
 }

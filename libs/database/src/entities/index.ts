@@ -6,5 +6,6 @@ import { SeatEntity } from './seat.entity';
 
 export { BookingEntity, BookingSeatEntity, EventEntity, HoldExpiryEntity, SeatEntity };
 export type { BookingStatus } from './booking.entity';
+export type { SalesState } from './event.entity';
 
 export const ALL_ENTITIES = [EventEntity, SeatEntity, BookingEntity, BookingSeatEntity, HoldExpiryEntity];
