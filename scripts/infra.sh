@@ -12,7 +12,7 @@
 #          status  each service: up or down, and whose it is (this checkout, another checkout, or the machine).
 #        scripts/infra.sh logs                    follows the log of the broker on the port (whichever checkout
 #                                                 started it), else this checkout's last broker log
-#        scripts/infra.sh cluster up|down|status  a local 3-master + 3-replica Redis Cluster on 127.0.0.1:7101-7106
+#        scripts/infra.sh cluster up|down|status  a local 3-master + 4-replica Redis Cluster on 127.0.0.1:7101-7107
 #                                                 (scripts/redis-cluster.sh; independent of the services above)
 # Env: INFRA_DIR (default <repo>/.infra), REDIS_PORT (6379), KAFKA_PORT (9092), KAFKA_CONTROLLER_PORT (9093),
 #      KAFKA_LIBS (jar dir), KAFKA_BROKERS (if set to a non-local address, Kafka is not started here).

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# A local Redis Cluster for development and CI: 3 masters + 3 replicas on loopback, run from the machine's
+# A local Redis Cluster for development and CI: 3 masters + 4 replicas on loopback, run from the machine's
 # own redis-server (no container engine needed). Called as `scripts/infra.sh cluster up|down|status`.
+# Survives the loss of any one node with writes still confirmed under REDIS_WAIT_REPLICAS=1: one master
+# has two replicas, and when a master dies its promoted replica (left without a replica of its own) gets
+# that spare by replica migration (cluster-migration-barrier 1) a few seconds later.
 #   up      idempotent: a whole cluster is left alone; stopped nodes are restarted from their append-only
 #           files and nodes.conf (they rejoin, a former master as a replica); a cluster that does not become
-#           whole again (data of a node lost, stale node ids) is recreated from scratch. Ends when every
-#           node reports cluster_state:ok and every master has an attached replica.
-#   down    stops this checkout's nodes on these six ports and removes their data (other ports' clusters stay).
+#           whole again (data of a node lost, stale node ids) is recreated from scratch; a whole cluster of
+#           the former six nodes gets the seventh added as a replica. Ends when every node reports
+#           cluster_state:ok and every master has an attached replica.
+#   down    stops this checkout's nodes on these seven ports and removes their data (other ports' clusters stay).
 #   status  each node: role, slots or master, pid, and whose checkout started it; exit 1 if not whole.
 # Env: INFRA_DIR (default <repo>/.infra; nodes live in $INFRA_DIR/redis-cluster/<port>/),
-#      REDIS_CLUSTER_PORT (7101: first of six consecutive ports), REDIS_CLUSTER_NODE_TIMEOUT_MS (2000:
+#      REDIS_CLUSTER_PORT (7101: first of seven consecutive ports), REDIS_CLUSTER_NODE_TIMEOUT_MS (2000:
 #      short, so a killed master's replica is promoted within seconds in tests; Redis's default is 15000).
 # Clients: REDIS_CLUSTER_NODES=127.0.0.1:7101,127.0.0.1:7102,127.0.0.1:7103 (any reachable nodes seed).
 set -euo pipefail
@@ -18,8 +22,11 @@ infra="${INFRA_DIR:-$root/.infra}"
 first_port="${REDIS_CLUSTER_PORT:-7101}"
 node_timeout="${REDIS_CLUSTER_NODE_TIMEOUT_MS:-2000}"
 cdir="$infra/redis-cluster"
+masters_wanted=3
+replicas_wanted=4
 ports=()
-for i in 0 1 2 3 4 5; do ports+=($((first_port + i))); done
+for ((i = 0; i < masters_wanted + replicas_wanted; i++)); do ports+=($((first_port + i))); done
+last_port="${ports[${#ports[@]} - 1]}"
 
 say() { printf '[infra] redis-cluster: %s\n' "$*"; }
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -77,10 +84,13 @@ start_node() {
   # hold store must never lose a key to memory pressure. cluster-replica-validity-factor 0: a replica may
   # always take over, however long its link was down (a test kills masters on a busy 2-core machine).
   # repl-diskless-sync-delay 0: a (re)joining replica is synced at once instead of after 5 s.
+  # Replica migration (Redis's defaults, stated): a master left without replicas gets one from a master
+  # that has more than one.
   redis-server --port "$p" --bind 127.0.0.1 --daemonize yes --dir "$d" \
     --pidfile "$d/redis.pid" --logfile "$d/redis.log" \
     --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout "$node_timeout" \
     --cluster-replica-validity-factor 0 --repl-diskless-sync-delay 0 \
+    --cluster-allow-replica-migration yes --cluster-migration-barrier 1 \
     --appendonly yes --appendfsync everysec --save "" --maxmemory-policy noeviction 9>&- # not the lock
 }
 
@@ -98,14 +108,14 @@ stop_node() {
 }
 
 # Why the cluster is not whole, or nothing when it is: every node answers and says cluster_state:ok and
-# knows exactly the six nodes, three masters serve all slots, each with one replica whose link is up.
+# knows exactly the seven nodes, three masters serve all slots, each with a replica whose link is up.
 not_whole() {
   local p masters=0 replicas=0 info n
   for p in "${ports[@]}"; do
     info="$(rcli "$p" cluster info | tr -d '\r')" || { echo "127.0.0.1:$p does not answer"; return; }
     grep -q '^cluster_state:ok' <<<"$info" || { echo "127.0.0.1:$p: cluster_state is not ok"; return; }
-    grep -q '^cluster_known_nodes:6$' <<<"$info" ||
-      { echo "127.0.0.1:$p knows $(sed -n 's/^cluster_known_nodes://p' <<<"$info") nodes, not 6"; return; }
+    grep -q "^cluster_known_nodes:${#ports[@]}\$" <<<"$info" ||
+      { echo "127.0.0.1:$p knows $(sed -n 's/^cluster_known_nodes://p' <<<"$info") nodes, not ${#ports[@]}"; return; }
     grep -q '^cluster_slots_assigned:16384$' <<<"$info" || { echo "127.0.0.1:$p: slots not all assigned"; return; }
     case "$(info_field "$p" replication role)" in
       master)
@@ -117,7 +127,8 @@ not_whole() {
         replicas=$((replicas + 1)) ;;
     esac
   done
-  (( masters == 3 && replicas == 3 )) || echo "$masters masters and $replicas replicas, not 3 and 3"
+  (( masters == masters_wanted && replicas == replicas_wanted )) ||
+    echo "$masters masters and $replicas replicas, not $masters_wanted and $replicas_wanted"
 }
 
 wait_whole() { # seconds
@@ -134,7 +145,7 @@ wait_whole() { # seconds
 fresh() { rcli "$1" cluster info | tr -d '\r' | grep -q '^cluster_known_nodes:1$'; }
 
 create() {
-  say "creating the cluster (3 masters + 3 replicas, cluster-node-timeout ${node_timeout} ms)"
+  say "creating the cluster ($masters_wanted masters + $replicas_wanted replicas, cluster-node-timeout ${node_timeout} ms)"
   local args=() p
   for p in "${ports[@]}"; do args+=("127.0.0.1:$p"); done
   if ! timeout 60 redis-cli --cluster create "${args[@]}" --cluster-replicas 1 --cluster-yes > "$cdir/create.log" 2>&1; then
@@ -153,6 +164,24 @@ start_missing() {
   for p in "${ports[@]}"; do
     for _ in $(seq 1 100); do answers "$p" && break; sleep 0.1; done
     answers "$p" || { say "node 127.0.0.1:$p did not start (log: $cdir/$p/redis.log)"; tail -n 5 "$cdir/$p/redis.log" 2>/dev/null; return 1; }
+  done
+}
+
+# A cluster made before it had a spare replica: its nodes are whole among themselves and only the new
+# ports are fresh. Each fresh node joins as a replica (of the master with the fewest), no data is lost.
+grow() {
+  local p seed="" known=0 fresh_ports=()
+  for p in "${ports[@]}"; do
+    if fresh "$p"; then fresh_ports+=("$p"); else known=$((known + 1)); seed="${seed:-$p}"; fi
+  done
+  [ -n "$seed" ] || return 1
+  local info; info="$(rcli "$seed" cluster info | tr -d '\r')"
+  grep -q '^cluster_state:ok' <<<"$info" && grep -q "^cluster_known_nodes:${known}\$" <<<"$info" &&
+    grep -q '^cluster_slots_assigned:16384$' <<<"$info" || return 1
+  for p in "${fresh_ports[@]}"; do
+    say "adding 127.0.0.1:$p to the cluster as a replica"
+    timeout 60 redis-cli --cluster add-node "127.0.0.1:$p" "127.0.0.1:$seed" --cluster-slave \
+      > "$cdir/add-node.log" 2>&1 || { say "add-node failed:"; tail -n 10 "$cdir/add-node.log"; return 1; }
   done
 }
 
@@ -180,7 +209,7 @@ cluster_up() {
       say "up, started by checkout $(node_owner "${ports[0]}") (not this one); using it: REDIS_CLUSTER_NODES=$(seeds)"
       return 0
     fi
-    say "ports ${ports[0]}-${ports[5]} are used by another checkout's cluster ($(node_owner "${ports[0]}")), which is not whole: $why"
+    say "ports ${ports[0]}-$last_port are used by another checkout's cluster ($(node_owner "${ports[0]}")), which is not whole: $why"
     say "stop it there (scripts/infra.sh cluster down), or choose REDIS_CLUSTER_PORT"
     return 1
   fi
@@ -195,8 +224,10 @@ cluster_up() {
   start_missing
   local fresh_count=0
   for p in "${ports[@]}"; do fresh "$p" && fresh_count=$((fresh_count + 1)); done
-  if (( fresh_count == 6 )); then
+  if (( fresh_count == ${#ports[@]} )); then
     create
+  elif (( fresh_count > 0 )) && grow; then
+    :
   elif (( fresh_count > 0 )); then
     say "$fresh_count of the 6 nodes lost their cluster state"
     recreate
@@ -221,7 +252,7 @@ cluster_down() {
     rm -rf "${cdir:?}/$p" # only this cluster's ports: other ports' clusters live beside it
   done
   rmdir "$cdir" 2>/dev/null || true
-  say "stopped $stopped nodes of this checkout, removed their data in $cdir/{${ports[0]}..${ports[5]}}"
+  say "stopped $stopped nodes of this checkout, removed their data in $cdir/{${ports[0]}..$last_port}"
 }
 
 cluster_status() {

@@ -1,5 +1,5 @@
 /**
- * REDIS_WAIT_REPLICAS on a real Redis Cluster (3 masters + 3 replicas, `scripts/infra.sh cluster up` on
+ * REDIS_WAIT_REPLICAS on a real Redis Cluster (3 masters + 4 replicas, `scripts/infra.sh cluster up` on
  * REDIS_CLUSTER_PORT): a change is answered only once the replica of the master that owns its slot has
  * it (WAIT routed per slot, on the connection that carried the write), 503 REPLICAS_UNAVAILABLE with
  * Retry-After otherwise, leaving the seat in the state the README describes; and a master killed with
@@ -13,7 +13,14 @@ import { loadConfig } from '@app/config';
 import { connectRedis, createRedisClient, ReplicaAcks, ReplicaAckTimeoutError } from '@app/redis';
 import { Cluster } from 'ioredis';
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
-import { clusterPorts, masterOfKey, onNode, pidOf, syncedReplicaOf } from '@test/support/cluster-nodes';
+import {
+  clusterPorts,
+  masterOfKey,
+  onNode,
+  pidOf,
+  replicasOf,
+  syncedReplicaOf,
+} from '@test/support/cluster-nodes';
 import { eventually } from '@test/support/eventually';
 import { failoverUnderLoad } from '@test/support/failover-load';
 import { redisClusterSuite } from '@test/support/redis-cluster-suite';
@@ -112,16 +119,14 @@ suite('REDIS_WAIT_REPLICAS on a Redis Cluster', () => {
   describe('a replica that does not answer', () => {
     let api: Api;
     let store: HoldStore;
-    let stoppedPid: number | undefined;
+    let stoppedPids: number[] = [];
 
     beforeAll(async () => {
       api = await startApi(clusterApiEnv(1));
       store = api.app.get(HoldStore);
     });
     afterAll(async () => {
-      if (stoppedPid) {
-        process.kill(stoppedPid, 'SIGCONT');
-      }
+      stoppedPids.forEach((pid) => process.kill(pid, 'SIGCONT'));
       await api?.close();
     });
 
@@ -151,8 +156,10 @@ suite('REDIS_WAIT_REPLICAS on a Redis Cluster', () => {
         confirm: await ackTimeouts('confirm'),
       };
 
-      stoppedPid = await pidOf(await syncedReplicaOf(master));
-      process.kill(stoppedPid, 'SIGSTOP');
+      // every replica of the master (one of the three has a spare)
+      await syncedReplicaOf(master);
+      stoppedPids = await Promise.all((await replicasOf(master)).map(pidOf));
+      stoppedPids.forEach((pid) => process.kill(pid, 'SIGSTOP'));
 
       // a new hold: not acknowledged, and released again on the master, so the seat is free
       const refused = await call('POST', `/v1/events/${eventId}/holds`, { seatIds: ['S-A-4'] }, 'k-hold');
@@ -180,8 +187,8 @@ suite('REDIS_WAIT_REPLICAS on a Redis Cluster', () => {
         expect([action, await ackTimeouts(action)]).toEqual([action, count + 1]);
       }
 
-      process.kill(stoppedPid, 'SIGCONT');
-      stoppedPid = undefined;
+      stoppedPids.forEach((pid) => process.kill(pid, 'SIGCONT'));
+      stoppedPids = [];
       // the same calls again, same Idempotency-Keys (a 503 frees the key): each now succeeds
       let retried = { status: 0, body: undefined as any, headers: new Headers() };
       await eventually(
@@ -219,7 +226,7 @@ suite('REDIS_WAIT_REPLICAS on a Redis Cluster', () => {
       expect(run.summary.created).toBeGreaterThan(0);
       // every other answer during the election and after it is a 503 with Retry-After
       expect(run.otherAnswers.filter((a) => a.status !== 503 || !a.retryAfter)).toEqual([]);
-      // the new master has no replica until the killed node rejoins: its holds were refused, not lost
+      // the new master has no replica until the spare migrates to it: its holds were refused, not lost
       expect(run.summary.refusedAfterPromotion).toBeGreaterThan(0);
     });
   });

@@ -5,8 +5,9 @@
 import Redis from 'ioredis';
 import { eventually } from './eventually';
 
+/** The cluster's seven nodes (3 masters + 4 replicas, scripts/redis-cluster.sh). */
 export const clusterPorts = (first = Number(process.env.REDIS_CLUSTER_PORT ?? 7101)): number[] =>
-  [0, 1, 2, 3, 4, 5].map((i) => first + i);
+  [0, 1, 2, 3, 4, 5, 6].map((i) => first + i);
 
 /** The nodes as REDIS_CLUSTER_NODES names them: `127.0.0.1:<port>,...`. */
 export const clusterSeeds = (ports: readonly number[]): string =>
@@ -81,6 +82,13 @@ export async function replicaOf(masterPort: number): Promise<number> {
     throw new Error(`no replica follows 127.0.0.1:${masterPort}`);
   }
   return replica.port;
+}
+
+/** The ports of the replicas following the master on `masterPort` (not marked failing). */
+export async function replicasOf(masterPort: number): Promise<number[]> {
+  const nodes = await clusterNodes(masterPort);
+  const master = nodes.find((n) => n.port === masterPort)!;
+  return nodes.filter((n) => !n.master && n.masterId === master.id && !n.failing).map((n) => n.port);
 }
 
 /** The pid of the redis-server on `port` (it names its own: a pid file exists only in the starter's checkout). */

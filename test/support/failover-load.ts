@@ -10,7 +10,7 @@
  * replica resumed: it has every write up to the cut and none after, and is promoted with that.
  */
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
-import { clusterPorts, masterOfKey, onNode, pidOf, syncedReplicaOf } from './cluster-nodes';
+import { clusterPorts, masterOfKey, onNode, pidOf, replicasOf, syncedReplicaOf } from './cluster-nodes';
 import { eventually } from './eventually';
 import { Api, createEvent, sleep, startApi } from './seat-api';
 
@@ -46,7 +46,12 @@ async function run(api: Api): Promise<FailoverRun> {
   const ports = clusterPorts();
   const masterOf = (eventId: string, from: number) =>
     masterOfKey(`${prefix}${store.layout.eventKeys(eventId).holds}`, from);
-  const victim = await createEvent(api, 10, 300);
+  // on a master with one replica (not the one with the spare): its promoted replica has none of its own
+  // until replica migration gives it the spare
+  let victim = await createEvent(api, 10, 300);
+  while ((await replicasOf((await masterOf(victim, ports[0]))!)).length !== 1) {
+    victim = await createEvent(api, 10, 300);
+  }
   const killed = (await masterOf(victim, ports[0]))!;
   let bystander = await createEvent(api, 1, 300);
   while ((await masterOf(bystander, ports[0])) === killed) {

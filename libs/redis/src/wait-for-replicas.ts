@@ -133,25 +133,27 @@ class AckConnection {
     return queue;
   }
 
-  /** Marker write and WAIT in one round trip: the number of replicas that have the marker (0 if refused). */
+  /**
+   * Marker write and WAIT in one round trip: the number of replicas that have the marker. 0 when the
+   * node refused the marker (no longer master of the slot) or the connection failed (the master died
+   * under the WAIT): the change stands on the master, unconfirmed, as after a WAIT that timed out.
+   */
   async markAndWait(marker: string, options: ReplicaAckOptions): Promise<number> {
-    if (this.redis.status === 'wait') {
-      this.connecting ??= this.redis.connect().finally(() => (this.connecting = null));
+    try {
+      if (this.redis.status === 'wait') {
+        this.connecting ??= this.redis.connect().finally(() => (this.connecting = null));
+      }
+      await this.connecting;
+      const replies = await this.redis
+        .pipeline()
+        .set(marker, '', 'PX', MARKER_TTL_MS)
+        .wait(options.replicas, options.timeoutMs)
+        .exec();
+      const [[markerError], [waitError, acknowledged]] = replies ?? [[new Error('no reply')], [null, 0]];
+      return markerError || waitError ? 0 : Number(acknowledged);
+    } catch {
+      return 0;
     }
-    await this.connecting;
-    const replies = await this.redis
-      .pipeline()
-      .set(marker, '', 'PX', MARKER_TTL_MS)
-      .wait(options.replicas, options.timeoutMs)
-      .exec();
-    const [[markerError], [waitError, acknowledged]] = replies ?? [[new Error('no reply')], [null, 0]];
-    if (markerError) {
-      return 0; // the node no longer takes writes for this slot: nothing can be confirmed there
-    }
-    if (waitError) {
-      throw waitError;
-    }
-    return Number(acknowledged);
   }
 
   close(): void {
