@@ -4,10 +4,10 @@
  * Retry-After while PostgreSQL is still silent: every PostgreSQL call has a client-side deadline. Once the
  * link is back, both stores agree and the client's retry books the hold.
  */
-import { confirmHold, expectAgreement, Held, holdSeats } from '../support/confirm-agreement';
-import { Db, openDb } from '../support/db';
-import { Api, createEvent, startApi } from '../support/seat-api';
-import { startTcpProxy, TcpProxy } from '../support/tcp-proxy';
+import { confirmHold, expectAgreement, Held, holdSeats } from '@test/support/confirm-agreement';
+import { Db, openDb } from '@test/support/db';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
+import { startTcpProxy, TcpProxy } from '@test/support/tcp-proxy';
 
 jest.setTimeout(120_000);
 

@@ -12,10 +12,17 @@
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
-import { clusterPorts, clusterSeeds, masterOfKey, onNode, pidOf, replicasOf } from '../support/cluster-nodes';
-import { eventually } from '../support/eventually';
-import { redisClusterSuite } from '../support/redis-cluster-suite';
-import { Api, createEvent, sleep, startApi } from '../support/seat-api';
+import {
+  clusterPorts,
+  clusterSeeds,
+  masterOfKey,
+  onNode,
+  pidOf,
+  replicasOf,
+} from '@test/support/cluster-nodes';
+import { eventually } from '@test/support/eventually';
+import { redisClusterSuite } from '@test/support/redis-cluster-suite';
+import { Api, createEvent, sleep, startApi } from '@test/support/seat-api';
 
 jest.setTimeout(240_000);
 

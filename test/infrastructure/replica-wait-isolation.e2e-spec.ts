@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { REDIS_CLIENT } from '@app/redis';
 import type Redis from 'ioredis';
-import { eventually } from '../support/eventually';
-import { PrivateRedis, startPrivateRedis } from '../support/private-redis';
-import { Api, createEvent, startApi } from '../support/seat-api';
+import { eventually } from '@test/support/eventually';
+import { PrivateRedis, startPrivateRedis } from '@test/support/private-redis';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
 
 jest.setTimeout(60_000);
 
