@@ -3,6 +3,7 @@
  * user id. Anything else is 401; a missing role is 403; the holder always comes from the token.
  */
 import { SignJWT, UnsecuredJWT } from 'jose';
+import { eventually } from '@test/support/eventually';
 import { Api, createEvent, startApi } from '@test/support/seat-api';
 
 const ISSUER = 'https://auth.example.test';
@@ -99,7 +100,7 @@ it('refuses a token once it expires, although it was accepted (and remembered) a
   const token = await sign({ sub: 'carol', exp: Math.floor(Date.now() / 1000) + 2 });
   expect(accepted(await probe(token))).toBe(true);
   expect(accepted(await probe(token))).toBe(true); // second use: served from the verified-token cache
-  await new Promise((r) => setTimeout(r, 2500));
+  await eventually(async () => (await probe(token)).status === 401, 5000, 'the expired token refused');
   const late = await probe(token);
   expect(late.status).toBe(401);
   expect(late.body.code).toBe('UNAUTHORIZED');

@@ -1,5 +1,6 @@
 /** The holds API over real HTTP against real Redis and PostgreSQL: every row of the API table. */
 import { Client } from 'pg';
+import { eventually } from '@test/support/eventually';
 import { Api, createEvent, sleep, startApi } from '@test/support/seat-api';
 
 let api: Api;
@@ -178,10 +179,14 @@ describe('holds', () => {
 
   it('shows a hold past its expireAt as AVAILABLE before any sweep, and refuses to confirm it', async () => {
     const h = (await hold(alice, ['S-C-5'], 1)).body;
-    await sleep(1200);
+    const read = () => api.call('GET', `/v1/holds/${h.holdId}`, { token: alice });
+    await eventually(async () => (await read()).body.status === 'EXPIRED', 5000, 'the hold read as EXPIRED');
     expect((await seatMap()).get('S-C-5')).toBe('AVAILABLE');
-    const read = await api.call('GET', `/v1/holds/${h.holdId}`, { token: alice });
-    expect(read.body).toMatchObject({ status: 'EXPIRED', expiresInSeconds: 0, endedAt: expect.any(String) });
+    expect((await read()).body).toMatchObject({
+      status: 'EXPIRED',
+      expiresInSeconds: 0,
+      endedAt: expect.any(String),
+    });
     const c = await api.call('POST', `/v1/holds/${h.holdId}/confirm`, {
       token: alice,
       body: { orderId: 'late' },

@@ -1,13 +1,13 @@
 /**
  * In a rush (most recent attempts on an event refused as taken) a hold request reads its seats
  * without the lock first: a 409 then costs one Redis command instead of two. Outside a rush the hold
- * stays lock, then the hold script (which lets go of the lock itself: LockHandle.releasedBy). Counted with MONITOR on a throw-away redis-server, only commands naming
+ * stays lock, then the hold script (which lets go of the lock itself: HeldLock.letGoInScript). Counted with MONITOR on a throw-away redis-server, only commands naming
  * the event (the app's background work, which names shards, is left out).
  */
 import Redis from 'ioredis';
 import { Api, createEvent, startApi } from '@test/support/seat-api';
 import { PrivateRedis, startPrivateRedis } from '@test/support/private-redis';
-import { sleep } from '@test/support/seat-api';
+import { eventually } from '@test/support/eventually';
 
 jest.setTimeout(60_000);
 
@@ -17,6 +17,9 @@ let api: Api;
 let eventId: string;
 /** Commands sent by clients (not run inside a script) that name `eventId`: 'script' for EVAL / EVALSHA. */
 let seen: string[] = [];
+/** The last marker MONITOR showed: Redis shows commands in the order it ran them, so all before it too. */
+let shown = '';
+let markers = 0;
 
 const hold = async (user: string, seatIds: string[]) =>
   api.call('POST', `/v1/events/${eventId}/holds`, { token: await api.token(user), body: { seatIds } });
@@ -32,9 +35,13 @@ beforeAll(async () => {
   eventId = await createEvent(api, 4, 25);
   // the event's first hold also registers it in its shard (once per instance): not part of what is counted
   expect((await hold('warm-up', ['S-D-25'])).status).toBe(201);
-  monitor = new Redis(server.url);
-  const m = await monitor.monitor();
-  m.on('monitor', (_time: string, args: string[], source: string) => {
+  // monitor() opens a connection of its own (the client it is called on never connects: lazyConnect)
+  monitor = await new Redis(server.url, { lazyConnect: true }).monitor();
+  monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    if (args[0].toLowerCase() === 'echo' && args[1]?.startsWith(`marker:${eventId}:`)) {
+      shown = args[1];
+      return;
+    }
     if (!source.includes('lua') && args.some((a) => a.includes(eventId))) {
       // one script call: the lock's EVALSHA (EVAL if Redis lost the script), the hold store's FCALL
       seen.push(/^(eval(sha)?|fcall)$/i.test(args[0]) ? 'script' : args[0].toLowerCase());
@@ -51,7 +58,9 @@ afterAll(async () => {
 async function commandsOf<T>(request: () => Promise<T>): Promise<[T, string[]]> {
   seen = [];
   const answer = await request();
-  await sleep(50);
+  const marker = `marker:${eventId}:${++markers}`;
+  await server.client.echo(marker);
+  await eventually(() => shown === marker, 5000, 'MONITOR showing the request');
   return [answer, seen];
 }
 

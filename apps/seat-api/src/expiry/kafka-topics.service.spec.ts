@@ -21,12 +21,27 @@ it('stops retrying topic creation once the app shuts down, even with an attempt 
   });
   jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
 
+  // the attempt ends when ensureTopics lets go of its admin client (in its `finally`, after kafkajs's
+  // retries, about 3 s): the real client, only watched
+  let attemptEnded: Promise<void> | undefined;
+  const admin = kafka.admin.bind(kafka);
+  jest.spyOn(kafka, 'admin').mockImplementation((...args) => {
+    const client = admin(...args);
+    const disconnect = client.disconnect.bind(client);
+    attemptEnded = new Promise((ended) => {
+      client.disconnect = () => disconnect().finally(ended);
+    });
+    return client;
+  });
+
   const service = new KafkaTopicsService(kafka, config);
   service.onApplicationBootstrap(); // first attempt starts and is still retrying the connection
   service.onApplicationShutdown();
 
-  // long enough for the in-flight attempt to exhaust kafkajs's retries (≈3 s) and for a 5 s re-try
-  await new Promise((r) => setTimeout(r, 9000));
+  expect(attemptEnded).toBeDefined();
+  await attemptEnded;
+  // what the service does with the failure runs in promise callbacks: all of them run before this
+  await new Promise((r) => setImmediate(r));
   expect(warnings.filter((w) => w.includes('retrying in 5 s'))).toEqual([]);
   expect(service.topicsReady).toBe(false);
 }, 20_000);
