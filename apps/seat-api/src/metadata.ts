@@ -3,65 +3,15 @@
 export default async () => {
   const t = {
     ['./catalogue/dto/create-event.dto']: await import('./catalogue/dto/create-event.dto'),
-    ['./catalogue/dto/event-settings.dto']: await import('./catalogue/dto/event-settings.dto'),
-    ['./catalogue/read/event.view']: await import('./catalogue/read/event.view'),
-    ['./audit/audit-log']: await import('./audit/audit-log'),
-    ['./audit/dto/audit-page.view']: await import('./audit/dto/audit-page.view'),
     ['./expiry/dto/expirations-page.view']: await import('./expiry/dto/expirations-page.view'),
-    ['./holds/hold.view']: await import('./holds/hold.view'),
     ['./seat-map/seat-map.view']: await import('./seat-map/seat-map.view'),
     ['./catalogue/created-event.view']: await import('./catalogue/created-event.view'),
     ['./health/health.controller']: await import('./health/health.controller'),
-    ['./holds/cancel/cancelled-event.view']: await import('./holds/cancel/cancelled-event.view'),
-    ['./holds/admin/dto/holds-page.view']: await import('./holds/admin/dto/holds-page.view'),
+    ['./holds/hold.view']: await import('./holds/hold.view'),
   };
   return {
     '@nestjs/swagger': {
       models: [
-        [
-          import('./catalogue/dto/event-settings.dto'),
-          {
-            EventSettingsDto: {
-              defaultHoldTtlSeconds: {
-                required: false,
-                type: () => Number,
-                nullable: true,
-                minimum: 1,
-                maximum: 86400,
-              },
-              maxHoldTtlSeconds: {
-                required: false,
-                type: () => Number,
-                nullable: true,
-                minimum: 1,
-                maximum: 86400,
-              },
-              maxSeatsPerHold: {
-                required: false,
-                type: () => Number,
-                nullable: true,
-                minimum: 1,
-                maximum: 1000,
-              },
-              maxSeatsPerUser: {
-                required: false,
-                type: () => Number,
-                nullable: true,
-                minimum: 1,
-                maximum: 10000,
-              },
-              maxExtensions: {
-                required: false,
-                type: () => Number,
-                nullable: true,
-                minimum: 0,
-                maximum: 100,
-              },
-              maxHoldLifetimeSeconds: { required: false, type: () => Number, nullable: true, minimum: 1 },
-            },
-            CreateEventSettingsDto: { sales: { required: false, nullable: true, enum: ['OPEN', 'CLOSED'] } },
-          },
-        ],
         [
           import('./catalogue/dto/create-event.dto'),
           {
@@ -88,10 +38,6 @@ export default async () => {
                 minItems: 1,
                 maxItems: 100,
               },
-              settings: {
-                required: false,
-                type: () => t['./catalogue/dto/event-settings.dto'].CreateEventSettingsDto,
-              },
             },
           },
         ],
@@ -101,107 +47,6 @@ export default async () => {
             CreatedEventView: {
               eventId: { required: true, type: () => String },
               seatCount: { required: true, type: () => Number },
-            },
-          },
-        ],
-        [
-          import('./catalogue/read/event.view'),
-          {
-            EventSettingsView: {
-              sales: { required: true, enum: ['OPEN', 'CLOSED', 'CANCELLED'] },
-              defaultHoldTtlSeconds: { required: true, type: () => Number },
-              maxHoldTtlSeconds: { required: true, type: () => Number },
-              maxSeatsPerHold: { required: true, type: () => Number },
-              maxSeatsPerUser: { required: true, type: () => Number },
-              maxExtensions: { required: true, type: () => Number },
-              maxHoldLifetimeSeconds: { required: true, type: () => Number },
-              ownLimits: {
-                required: true,
-                type: () => [Object],
-                enum: [
-                  'defaultHoldTtlSeconds',
-                  'maxHoldTtlSeconds',
-                  'maxSeatsPerHold',
-                  'maxSeatsPerUser',
-                  'maxExtensions',
-                  'maxHoldLifetimeSeconds',
-                ],
-                isArray: true,
-              },
-            },
-            EventSummaryView: {
-              eventId: { required: true, type: () => String },
-              name: { required: true, type: () => String },
-              startsAt: { required: true, type: () => String },
-              seatCount: { required: true, type: () => Number },
-              sales: { required: true, enum: ['OPEN', 'CLOSED', 'CANCELLED'] },
-            },
-            EventPageView: {
-              items: { required: true, type: () => [t['./catalogue/read/event.view'].EventSummaryView] },
-              nextCursor: { required: false, type: () => String },
-            },
-            RowView: {
-              row: { required: true, type: () => String },
-              seats: { required: true, type: () => Number },
-            },
-            SectionView: {
-              name: { required: true, type: () => String },
-              category: { required: true, type: () => String },
-              rows: { required: true, type: () => [t['./catalogue/read/event.view'].RowView] },
-            },
-            SeatCountsView: {
-              total: { required: true, type: () => Number },
-              available: { required: true, type: () => Number },
-              held: { required: true, type: () => Number },
-              booked: { required: true, type: () => Number },
-            },
-            EventView: {
-              eventId: { required: true, type: () => String },
-              name: { required: true, type: () => String },
-              startsAt: { required: true, type: () => String },
-              seatCount: { required: true, type: () => Number },
-              sections: { required: true, type: () => [t['./catalogue/read/event.view'].SectionView] },
-              counts: { required: true, type: () => t['./catalogue/read/event.view'].SeatCountsView },
-              settings: { required: true, type: () => t['./catalogue/read/event.view'].EventSettingsView },
-            },
-          },
-        ],
-        [
-          import('./catalogue/read/list-events.query'),
-          {
-            ListEventsQuery: {
-              when: { required: true, default: 'upcoming', enum: ['upcoming', 'past'] },
-              q: { required: false, type: () => String, minLength: 1, maxLength: 100 },
-              limit: { required: true, type: () => Number, default: 20, minimum: 1, maximum: 100 },
-              cursor: { required: false, type: () => String, pattern: '^[A-Za-z0-9_-]{1,200}$' },
-            },
-          },
-        ],
-        [
-          import('./audit/dto/audit-page.view'),
-          {
-            AuditEntryView: {
-              actionId: { required: true, type: () => String },
-              actor: { required: true, type: () => String },
-              action: { required: true, type: () => String, enum: t['./audit/audit-log'].AuditAction },
-              target: { required: true, type: () => String },
-              reason: { required: false, type: () => String },
-              detail: { required: false, type: 'object', additionalProperties: true },
-              at: { required: true, type: () => String },
-            },
-            AuditPageView: {
-              eventId: { required: true, type: () => String },
-              total: { required: true, type: () => Number },
-              items: { required: true, type: () => [t['./audit/dto/audit-page.view'].AuditEntryView] },
-            },
-          },
-        ],
-        [
-          import('./audit/dto/list-audit.query'),
-          {
-            ListAuditQuery: {
-              limit: { required: true, type: () => Number, default: 100, minimum: 1, maximum: 1000 },
-              offset: { required: true, type: () => Number, default: 0, minimum: 0 },
             },
           },
         ],
@@ -229,17 +74,6 @@ export default async () => {
             ListExpirationsQuery: {
               limit: { required: true, type: () => Number, default: 100, minimum: 1, maximum: 1000 },
               offset: { required: true, type: () => Number, default: 0, minimum: 0 },
-            },
-          },
-        ],
-        [
-          import('./holds/cancel/cancelled-event.view'),
-          {
-            CancelledEventView: {
-              eventId: { required: true, type: () => String },
-              sales: { required: true, enum: ['CANCELLED'] },
-              releasedHolds: { required: true, type: () => Number },
-              bookedHolds: { required: true, type: () => Number },
             },
           },
         ],
@@ -293,35 +127,6 @@ export default async () => {
           },
         ],
         [
-          import('./holds/admin/dto/holds-page.view'),
-          {
-            HoldsPageView: {
-              eventId: { required: true, type: () => String },
-              items: { required: true, type: () => [t['./holds/hold.view'].HoldView] },
-              nextCursor: { required: true, type: () => String, nullable: true },
-            },
-          },
-        ],
-        [
-          import('./holds/admin/dto/list-holds.query'),
-          {
-            ListHoldsQuery: {
-              limit: { required: true, type: () => Number, default: 100, minimum: 1, maximum: 1000 },
-              cursor: { required: false, type: () => String, pattern: '^[0-9]{1,7}(\\.[A-Za-z0-9_-]{11})?$' },
-              userId: { required: false, type: () => String, pattern: '^[A-Za-z0-9._@:-]{1,128}$' },
-              status: { required: false, enum: ['ACTIVE', 'CONFIRMED', 'RELEASED', 'EXPIRED'] },
-            },
-          },
-        ],
-        [
-          import('./holds/admin/dto/staff-reason.dto'),
-          {
-            StaffReasonDto: {
-              reason: { required: true, type: () => String, minLength: 1, maxLength: 500, pattern: '\\S' },
-            },
-          },
-        ],
-        [
           import('./seat-map/dto/seat-map.query'),
           {
             SeatMapQuery: { section: { required: false, type: () => String } },
@@ -369,22 +174,6 @@ export default async () => {
           },
         ],
         [
-          import('./catalogue/events.controller'),
-          {
-            EventsController: {
-              listEvents: { type: t['./catalogue/read/event.view'].EventPageView },
-              getEvent: { type: t['./catalogue/read/event.view'].EventView },
-              changeEventSettings: { type: t['./catalogue/read/event.view'].EventSettingsView },
-              closeSales: { type: t['./catalogue/read/event.view'].EventSettingsView },
-              openSales: { type: t['./catalogue/read/event.view'].EventSettingsView },
-            },
-          },
-        ],
-        [
-          import('./audit/audit.controller'),
-          { AuditController: { listAudit: { type: t['./audit/dto/audit-page.view'].AuditPageView } } },
-        ],
-        [
           import('./expiry/expirations.controller'),
           {
             ExpirationsController: {
@@ -398,7 +187,7 @@ export default async () => {
             HealthController: {
               checkReadiness: {
                 summary:
-                  'Readiness. PostgreSQL and Redis are hard dependencies: 503 naming the one that is down. Kafka and\nthe outbox are not: without Kafka holds keep working and SeatExpired events wait in the outbox, so\nthey are reported `degraded` (overall status `degraded`, HTTP 200) and a load balancer keeps every\ninstance in rotation. Redis is degraded, not down, when its maxmemory-policy allows evictions, and\n`redisReplicas` is degraded when REDIS_WAIT_REPLICAS is set and a master has too few answering\nreplicas (its slots refuse changes with 503 REPLICAS_UNAVAILABLE; reads go on).\nFrom SIGTERM on, `shutdown` is down (503) while the instance drains (SHUTDOWN_DRAIN_MS).',
+                  'Readiness. PostgreSQL and Redis are hard dependencies: 503 naming the one that is down. Kafka and\nthe outbox are not: without Kafka holds keep working and SeatExpired events wait in the outbox, so\nthey are reported `degraded` (overall status `degraded`, HTTP 200) and a load balancer keeps every\ninstance in rotation. Redis is degraded, not down, when its maxmemory-policy allows evictions.\nFrom SIGTERM on, `shutdown` is down (503) while the instance drains (SHUTDOWN_DRAIN_MS).',
                 type: Object,
               },
               checkLiveness: {
@@ -406,14 +195,6 @@ export default async () => {
                   'Liveness: the process answers; no dependency is consulted, so a Kafka outage never restarts pods.\nIt stays 200 while the instance drains on shutdown: draining is not a reason to kill it.',
                 type: t['./health/health.controller'].LivenessView,
               },
-            },
-          },
-        ],
-        [
-          import('./holds/cancel/event-cancellation.controller'),
-          {
-            EventCancellationController: {
-              cancelEvent: { type: t['./holds/cancel/cancelled-event.view'].CancelledEventView },
             },
           },
         ],
@@ -426,15 +207,6 @@ export default async () => {
               extendHold: { type: t['./holds/hold.view'].HoldView },
               releaseHold: {},
               confirmHold: { type: t['./holds/hold.view'].BookingView },
-            },
-          },
-        ],
-        [
-          import('./holds/admin/staff-holds.controller'),
-          {
-            StaffHoldsController: {
-              listHolds: { type: t['./holds/admin/dto/holds-page.view'].HoldsPageView },
-              forceRelease: { type: t['./holds/hold.view'].HoldView },
             },
           },
         ],
