@@ -9,11 +9,13 @@ import { loggingParams, ObservabilityModule } from '@app/observability';
 import { DistributedLockModule } from '@app/distributed-lock';
 import { REDIS_CLIENT, RedisModule } from '@app/redis';
 import type Redis from 'ioredis';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { CatalogueModule } from './catalogue/catalogue.module';
 import { ExpiryModule } from './expiry/expiry.module';
 import { HealthModule } from './health/health.module';
 import { HoldsModule } from './holds/holds.module';
+import { StaffHoldsModule } from './holds/admin/staff-holds.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { SeatMapModule } from './seat-map/seat-map.module';
 import { SeatPickerModule } from './seat-picker/seat-picker.module';
@@ -52,6 +54,8 @@ import { SeatPickerModule } from './seat-picker/seat-picker.module';
     RateLimitModule, // after AuthModule: its guard keys on the user the JWT guard found
     CatalogueModule,
     HoldsModule,
+    StaffHoldsModule, // box-office staff: agent and admin actions on holds, audited
+    AuditModule,
     SeatMapModule,
     ExpiryModule,
     HealthModule,

@@ -3,11 +3,14 @@
 export default async () => {
   const t = {
     ['./catalogue/dto/create-event.dto']: await import('./catalogue/dto/create-event.dto'),
+    ['./audit/audit-log']: await import('./audit/audit-log'),
+    ['./audit/dto/audit-page.view']: await import('./audit/dto/audit-page.view'),
     ['./expiry/dto/expirations-page.view']: await import('./expiry/dto/expirations-page.view'),
+    ['./holds/hold.view']: await import('./holds/hold.view'),
     ['./seat-map/seat-map.view']: await import('./seat-map/seat-map.view'),
     ['./catalogue/created-event.view']: await import('./catalogue/created-event.view'),
     ['./health/health.controller']: await import('./health/health.controller'),
-    ['./holds/hold.view']: await import('./holds/hold.view'),
+    ['./holds/admin/dto/holds-page.view']: await import('./holds/admin/dto/holds-page.view'),
   };
   return {
     '@nestjs/swagger': {
@@ -47,6 +50,34 @@ export default async () => {
             CreatedEventView: {
               eventId: { required: true, type: () => String },
               seatCount: { required: true, type: () => Number },
+            },
+          },
+        ],
+        [
+          import('./audit/dto/audit-page.view'),
+          {
+            AuditEntryView: {
+              actionId: { required: true, type: () => String },
+              actor: { required: true, type: () => String },
+              action: { required: true, type: () => String, enum: t['./audit/audit-log'].AuditAction },
+              target: { required: true, type: () => String },
+              reason: { required: false, type: () => String },
+              detail: { required: false, type: 'object', additionalProperties: true },
+              at: { required: true, type: () => String },
+            },
+            AuditPageView: {
+              eventId: { required: true, type: () => String },
+              total: { required: true, type: () => Number },
+              items: { required: true, type: () => [t['./audit/dto/audit-page.view'].AuditEntryView] },
+            },
+          },
+        ],
+        [
+          import('./audit/dto/list-audit.query'),
+          {
+            ListAuditQuery: {
+              limit: { required: true, type: () => Number, default: 100, minimum: 1, maximum: 1000 },
+              offset: { required: true, type: () => Number, default: 0, minimum: 0 },
             },
           },
         ],
@@ -127,6 +158,35 @@ export default async () => {
           },
         ],
         [
+          import('./holds/admin/dto/holds-page.view'),
+          {
+            HoldsPageView: {
+              eventId: { required: true, type: () => String },
+              items: { required: true, type: () => [t['./holds/hold.view'].HoldView] },
+              nextCursor: { required: true, type: () => String, nullable: true },
+            },
+          },
+        ],
+        [
+          import('./holds/admin/dto/list-holds.query'),
+          {
+            ListHoldsQuery: {
+              limit: { required: true, type: () => Number, default: 100, minimum: 1, maximum: 1000 },
+              cursor: { required: false, type: () => String, pattern: '^[0-9]{1,7}(\\.[A-Za-z0-9_-]{11})?$' },
+              userId: { required: false, type: () => String, pattern: '^[A-Za-z0-9._@:-]{1,128}$' },
+              status: { required: false, enum: ['ACTIVE', 'CONFIRMED', 'RELEASED', 'EXPIRED'] },
+            },
+          },
+        ],
+        [
+          import('./holds/admin/dto/staff-reason.dto'),
+          {
+            StaffReasonDto: {
+              reason: { required: true, type: () => String, minLength: 1, maxLength: 500, pattern: '\\S' },
+            },
+          },
+        ],
+        [
           import('./seat-map/dto/seat-map.query'),
           {
             SeatMapQuery: { section: { required: false, type: () => String } },
@@ -174,6 +234,10 @@ export default async () => {
           },
         ],
         [
+          import('./audit/audit.controller'),
+          { AuditController: { listAudit: { type: t['./audit/dto/audit-page.view'].AuditPageView } } },
+        ],
+        [
           import('./expiry/expirations.controller'),
           {
             ExpirationsController: {
@@ -187,7 +251,7 @@ export default async () => {
             HealthController: {
               checkReadiness: {
                 summary:
-                  'Readiness. PostgreSQL and Redis are hard dependencies: 503 naming the one that is down. Kafka and\nthe outbox are not: without Kafka holds keep working and SeatExpired events wait in the outbox, so\nthey are reported `degraded` (overall status `degraded`, HTTP 200) and a load balancer keeps every\ninstance in rotation. Redis is degraded, not down, when its maxmemory-policy allows evictions.\nFrom SIGTERM on, `shutdown` is down (503) while the instance drains (SHUTDOWN_DRAIN_MS).',
+                  'Readiness. PostgreSQL and Redis are hard dependencies: 503 naming the one that is down. Kafka and\nthe outbox are not: without Kafka holds keep working and SeatExpired events wait in the outbox, so\nthey are reported `degraded` (overall status `degraded`, HTTP 200) and a load balancer keeps every\ninstance in rotation. Redis is degraded, not down, when its maxmemory-policy allows evictions, and\n`redisReplicas` is degraded when REDIS_WAIT_REPLICAS is set and a master has too few answering\nreplicas (its slots refuse changes with 503 REPLICAS_UNAVAILABLE; reads go on).\nFrom SIGTERM on, `shutdown` is down (503) while the instance drains (SHUTDOWN_DRAIN_MS).',
                 type: Object,
               },
               checkLiveness: {
@@ -207,6 +271,15 @@ export default async () => {
               extendHold: { type: t['./holds/hold.view'].HoldView },
               releaseHold: {},
               confirmHold: { type: t['./holds/hold.view'].BookingView },
+            },
+          },
+        ],
+        [
+          import('./holds/admin/staff-holds.controller'),
+          {
+            StaffHoldsController: {
+              listHolds: { type: t['./holds/admin/dto/holds-page.view'].HoldsPageView },
+              forceRelease: { type: t['./holds/hold.view'].HoldView },
             },
           },
         ],

@@ -7,7 +7,7 @@ export const REQUIRED_ROLES = 'auth:roles';
 /** No token needed (health, metrics, docs). */
 export const Public = () => SetMetadata(IS_PUBLIC, true);
 
-/** The token's `roles` must include each of these. */
+/** The token's `roles` must include each of these (an admin has every role: roles.ts). */
 export const Roles = (...roles: string[]) => SetMetadata(REQUIRED_ROLES, roles);
 
 /** The authenticated caller, as the guard verified it. */

@@ -8,6 +8,7 @@ import { ErrorCode } from '../common/errors/error-code';
 import { meteredLru } from '../common/cache/metered-lru';
 import { IS_PUBLIC, REQUIRED_ROLES } from './auth.decorators';
 import type { AuthUser } from './auth-user';
+import { hasRole } from './roles';
 
 const USER_ID = /^[A-Za-z0-9._@:-]{1,128}$/;
 /**
@@ -36,7 +37,7 @@ interface Access {
 
 /**
  * Global guard: `Authorization: Bearer <JWT>` signed HS256 with AUTH_JWT_SECRET. `sub` is the user id
- * (the holder of holds; never taken from a request body), `roles` may include `admin`.
+ * (the holder of holds; never taken from a request body), `roles` may include `admin` and `agent` (roles.ts).
  */
 @Injectable()
 export class JwtAuthGuard implements CanActivate, OnModuleDestroy {
@@ -119,7 +120,7 @@ export class JwtAuthGuard implements CanActivate, OnModuleDestroy {
     }
     req.user = user;
     const required = access.required;
-    if (!required.every((r) => user.roles.includes(r))) {
+    if (!required.every((r) => hasRole(user.roles, r))) {
       throw new DomainError(ErrorCode.FORBIDDEN, `This needs the role(s): ${required.join(', ')}`);
     }
     return true;

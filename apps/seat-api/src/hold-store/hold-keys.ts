@@ -32,6 +32,9 @@
  *                 seatId -> 'A' (available), 'B' (booked), 'H<expireAtMs>' (held until then) or 'H0'
  *                 (held while a confirm is in flight, whatever the time); trimmed to about
  *                 CHANGE_LOG_MAX_ENTRIES entries
+ *   staff   HASH  actionId -> 'A' (applied) or 'X' (given up): the staff actions that changed this event's
+ *                 holds (lua/force-release.lua), by which their audit entries in PostgreSQL are settled;
+ *                 kept HOLD_RETENTION_SECONDS after its last write (PEXPIRE), not removed with the event
  *
  * What a held seat costs (bench:store, 50,000 holds in one event, Redis defaults; freed bytes per hold
  * when each kind of key is deleted): a seats entry ~83 B (hashtable), a hold record ~64 B and a due
@@ -140,6 +143,11 @@ export class HoldLayout {
       meta: `${base}meta`,
       changes: `${base}changes`,
     };
+  }
+
+  /** The event's staff-action ledger (see the layout above): the tag of its shard, so the slot of its keys. */
+  staffLedgerKey(eventId: string): string {
+    return `hold:${this.tagOf(this.shardOf(eventId))}:${eventId}:staff`;
   }
 
   shardKeys(shard: number): ShardKeys {

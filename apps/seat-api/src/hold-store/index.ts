@@ -4,3 +4,4 @@ export * from './hold-store.module';
 export * from './hold.store';
 export * from './hold.types';
 export * from './seat-change-log';
+export * from './staff-hold.store';

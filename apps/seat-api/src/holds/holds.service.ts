@@ -2,6 +2,7 @@ import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { currentLock, DistributedLock, LockNotOwnedError } from '@app/distributed-lock';
 import { AuthUser } from '../auth/auth-user';
+import { hasRole, Role } from '../auth/roles';
 import { CatalogueService } from '../catalogue/catalogue.service';
 import { BookingRepository } from './booking.repository';
 import { ConfirmHoldUseCase, ConfirmResult } from './confirm/confirm-hold.use-case';
@@ -124,15 +125,17 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
     this.unanswered.close();
   }
 
+  /** The caller's own hold; staff (agent, admin) read anyone's. */
   async get(user: AuthUser, holdId: string): Promise<HoldView> {
+    const staff = hasRole(user.roles, Role.AGENT);
     const hold = await this.store.getHold(holdId);
-    if (hold && hold.userId === user.id) {
+    if (hold && (hold.userId === user.id || staff)) {
       return HoldView.of(await this.settledForRead(hold));
     }
     if (!hold) {
       // past the retention period Redis forgot the hold; a booking still tells what became of it
       const booked = HoldIds.parse(holdId) ? await this.bookings.confirmedHold(holdId) : null;
-      if (booked && booked.userId === user.id) {
+      if (booked && (booked.userId === user.id || staff)) {
         return HoldView.of(booked);
       }
     }

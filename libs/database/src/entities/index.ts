@@ -1,11 +1,20 @@
+import { AuditEntryEntity } from './audit-entry.entity';
 import { BookingSeatEntity } from './booking-seat.entity';
 import { BookingEntity } from './booking.entity';
 import { EventEntity } from './event.entity';
 import { HoldExpiryEntity } from './hold-expiry.entity';
 import { SeatEntity } from './seat.entity';
 
-export { BookingEntity, BookingSeatEntity, EventEntity, HoldExpiryEntity, SeatEntity };
+export { AuditEntryEntity, BookingEntity, BookingSeatEntity, EventEntity, HoldExpiryEntity, SeatEntity };
+export type { AuditEntryStatus } from './audit-entry.entity';
 export type { BookingStatus } from './booking.entity';
 export type { SalesState } from './event.entity';
 
-export const ALL_ENTITIES = [EventEntity, SeatEntity, BookingEntity, BookingSeatEntity, HoldExpiryEntity];
+export const ALL_ENTITIES = [
+  EventEntity,
+  SeatEntity,
+  BookingEntity,
+  BookingSeatEntity,
+  HoldExpiryEntity,
+  AuditEntryEntity,
+];

@@ -2,6 +2,7 @@ import { InitialSchema1763800000000 } from './1763800000000-initial-schema';
 import { BookingAttempts1763900000000 } from './1763900000000-booking-attempts';
 import { SeatPosition1764100000000 } from './1764100000000-seat-position';
 import { EventSettings1764200000000 } from './1764200000000-event-settings';
+import { AuditEntries1764300000000 } from './1764300000000-audit-entries';
 
 /** Listed explicitly (not globbed) so the compiled app and jest load the same set. */
 export const ALL_MIGRATIONS = [
@@ -9,4 +10,5 @@ export const ALL_MIGRATIONS = [
   BookingAttempts1763900000000,
   SeatPosition1764100000000,
   EventSettings1764200000000,
+  AuditEntries1764300000000,
 ];

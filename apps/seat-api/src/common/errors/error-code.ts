@@ -47,6 +47,9 @@ export enum ErrorCode {
   BUSY = 'BUSY',
   /** PostgreSQL did not write or read the booking in time: nothing booked by this call. */
   BOOKING_UNAVAILABLE = 'BOOKING_UNAVAILABLE',
+  // ---- staff actions
+  /** PostgreSQL did not record a staff action in its audit in time: the action was not done. */
+  AUDIT_UNAVAILABLE = 'AUDIT_UNAVAILABLE',
   // ---- idempotency
   IDEMPOTENCY_IN_PROGRESS = 'IDEMPOTENCY_IN_PROGRESS',
   IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',

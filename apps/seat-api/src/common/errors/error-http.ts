@@ -48,6 +48,7 @@ export const HTTP_ANSWERS: Readonly<Record<ErrorCode, HttpAnswer>> = {
   [ErrorCode.INTERNAL]: { status: 500 },
   [ErrorCode.BUSY]: { status: 503, retryAfterSeconds: 1 },
   [ErrorCode.BOOKING_UNAVAILABLE]: { status: 503, retryAfterSeconds: 2 },
+  [ErrorCode.AUDIT_UNAVAILABLE]: { status: 503, retryAfterSeconds: 2 },
   [ErrorCode.REPLICAS_UNAVAILABLE]: { status: 503, retryAfterSeconds: 1 },
   [ErrorCode.DEPENDENCY_UNAVAILABLE]: { status: 503, retryAfterSeconds: 2 },
   [ErrorCode.TOO_MANY_STREAMS]: { status: 503, retryAfterSeconds: 5 },

@@ -133,6 +133,14 @@ export const EVENT_SCRIPTS = {
   holdFinishConfirm: event('finish-confirm.lua', ['hid', 'orderId']),
   holdAbandonConfirm: event('abandon-confirm.lua', ['hid', 'fencingToken']),
   holdMarkBooked: event('mark-booked.lua', ['seatId...']),
+  // staff actions (holds/admin): reads of any hold, and changes applied at most once per audited action
+  holdList: event('list-holds.lua', ['fromBucket', 'afterHid', 'limit', 'userId', 'status', 'maxBuckets']),
+  holdForceRelease: event(
+    'force-release.lua',
+    ['hid', 'fencingToken', 'actionId', 'ledgerTtlMs'],
+    ['staffLedger'],
+  ),
+  staffActionSettle: event('settle-staff-action.lua', ['actionId', 'ledgerTtlMs'], ['staffLedger']),
 } as const satisfies Record<string, LuaScriptSpec>;
 
 /**

@@ -1,0 +1,124 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import { REDIS_CLIENT, ReplicaAcks } from '@app/redis';
+import Redis from 'ioredis';
+import { HoldIds } from './hold-ids';
+import { ScriptReply, toHoldRecord, toStoreResult } from './hold-replies';
+import { HoldStore } from './hold.store';
+import { HoldRecord, StoreResult } from './hold.types';
+
+/** Hold buckets one page read visits at most (about 50 holds each): bounds the work of one call. */
+const MAX_BUCKETS_PER_PAGE = 64;
+
+/** Where a page of an event's holds resumes: a hold bucket, and the last hid listed in it ('' for none). */
+export interface HoldCursor {
+  bucket: number;
+  afterHid: string;
+}
+
+export interface HoldPage {
+  holds: HoldRecord[];
+  /** null: the event has no more holds. */
+  next: HoldCursor | null;
+}
+
+/** How a staff action stands in Redis once decided (settleAction). */
+export type StaffActionOutcome = 'APPLIED' | 'CANCELLED';
+
+/**
+ * What box-office staff do to the holds of an event, on the hold store's keys and scripts (lua/manifest.ts:
+ * holdList, holdForceRelease, staffActionSettle). A staff change carries the id of its audited action and
+ * records it in the event's staff ledger (hold-keys.ts) in the same script, so whether it happened can
+ * always be asked of Redis afterwards (settleAction) and the audit entry in PostgreSQL settled from the
+ * answer; a change is applied at most once per action, and never once its action was given up.
+ */
+@Injectable()
+export class StaffHoldStore {
+  private readonly acks: ReplicaAcks;
+  private readonly ledgerTtlMs: number;
+
+  constructor(
+    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+    private readonly store: HoldStore,
+    config: AppConfig,
+  ) {
+    this.acks = new ReplicaAcks(redis, config.replicaAck);
+    // as long as an ended hold stays readable: any audit entry left pending is settled well within it
+    this.ledgerTtlMs = config.holds.retentionSeconds * 1000;
+  }
+
+  /** One page of the event's holds, optionally only one user's or one status's (as clients see it). */
+  async listHolds(
+    eventId: string,
+    p: { from: HoldCursor | null; limit: number; userId?: string; status?: string },
+  ): Promise<HoldPage> {
+    const from = p.from ?? { bucket: 0, afterHid: '' };
+    const reply = (await this.store.scripts.onEvent('holdList', eventId, [
+      from.bucket,
+      from.afterHid,
+      p.limit,
+      p.userId ?? '',
+      p.status ?? '',
+      MAX_BUCKETS_PER_PAGE,
+    ])) as [number, string, unknown[]];
+    const next = Number(reply[0]);
+    return {
+      holds: reply[2].map((raw) => toHoldRecord(eventId, raw)),
+      next: next < 0 ? null : { bucket: next, afterHid: reply[1] },
+    };
+  }
+
+  /**
+   * Releases the hold whoever holds it, as staff action `actionId` (at most once; never once the action
+   * was given up: ACTION_CANCELLED). Needs the seat lock's fencing token, as every seat write does.
+   */
+  async forceRelease(p: {
+    holdId: string;
+    fencingToken: number;
+    actionId: string;
+  }): Promise<
+    StoreResult<
+      'HOLD_NOT_FOUND' | 'HOLD_CONFIRMED' | 'HOLD_NOT_ACTIVE' | 'STALE_FENCING_TOKEN' | 'ACTION_CANCELLED'
+    >
+  > {
+    const id = HoldIds.parse(p.holdId);
+    if (!id) {
+      return { ok: false, error: 'HOLD_NOT_FOUND' };
+    }
+    const ack = this.acks.before(this.store.scripts.slotKeyOf(id.eventId));
+    const reply = (await this.store.scripts.onEvent(
+      'holdForceRelease',
+      id.eventId,
+      [id.hid, p.fencingToken, p.actionId, this.ledgerTtlMs],
+      [this.store.layout.staffLedgerKey(id.eventId)],
+    )) as ScriptReply;
+    if (reply[0] === 'OK') {
+      await ack.confirm('force-release');
+    }
+    return toStoreResult(id.eventId, reply);
+  }
+
+  /** Whether staff action `actionId` made its change (read only: an action not applied stays open). */
+  async actionApplied(eventId: string, actionId: string): Promise<boolean> {
+    return (await this.redis.hget(this.store.layout.staffLedgerKey(eventId), actionId)) === 'A';
+  }
+
+  /**
+   * Decides staff action `actionId` on the event for good: APPLIED if its change was made, else it is
+   * given up (its change can no longer be made, even by a command still on its way) and CANCELLED.
+   */
+  async settleAction(eventId: string, actionId: string): Promise<StaffActionOutcome> {
+    const ack = this.acks.before(this.store.scripts.slotKeyOf(eventId));
+    const outcome = (await this.store.scripts.onEvent(
+      'staffActionSettle',
+      eventId,
+      [actionId, this.ledgerTtlMs],
+      [this.store.layout.staffLedgerKey(eventId)],
+    )) as StaffActionOutcome;
+    if (outcome === 'CANCELLED') {
+      // the give-up must outlive a failover, or a late change could still land on a promoted replica
+      await ack.confirm('staff-action-settle');
+    }
+    return outcome;
+  }
+}
