@@ -188,8 +188,11 @@ class AckConnections {
   }
 
   node(address: string): AckConnection {
+    const cluster = this.client as Cluster;
+    if (!this.byAddress.has(address)) {
+      this.forgetFormerMasters(cluster);
+    }
     return this.get(address, () => {
-      const cluster = this.client as Cluster;
       const at = address.lastIndexOf(':');
       const options = cluster.options.redisOptions ?? {};
       return new AckConnection(
@@ -206,6 +209,17 @@ class AckConnections {
         }),
       );
     });
+  }
+
+  /** A node that failed or became a replica: its connection would only keep reconnecting. */
+  private forgetFormerMasters(cluster: Cluster): void {
+    const masters = new Set(cluster.nodes('master').map((n) => `${n.options.host}:${n.options.port}`));
+    for (const [address, connection] of this.byAddress) {
+      if (!masters.has(address)) {
+        connection.close();
+        this.byAddress.delete(address);
+      }
+    }
   }
 
   private get(key: string, make: () => AckConnection): AckConnection {
