@@ -19,7 +19,7 @@ const Redlock = require('redlock') as new (
   lock(resource: string, ttl: number): Promise<{ unlock(): Promise<void> }>;
 };
 import { DistributedLockService } from '../../libs/distributed-lock/src/distributed-lock.service';
-import { LOCK_OWNED_LUA, LockHandle } from '../../libs/distributed-lock/src';
+import { LOCK_OWNED_LUA, HeldLock } from '../../libs/distributed-lock/src';
 import { startPrivateRedis } from '../../test/support/private-redis';
 import { redisCpuMs } from '../support/cpu-time';
 import { table, writeReport } from '../support/report';
@@ -57,7 +57,7 @@ async function sections(url: string, info: Redis): Promise<string> {
       redis.call('SET', KEYS[1], ARGV[2])
       return 'OK'`,
   });
-  const ownedSet = (lock: LockHandle, key: string) =>
+  const ownedSet = (lock: HeldLock, key: string) =>
     (redis as unknown as Record<string, (...a: unknown[]) => Promise<string>>).ownedSet(
       1 + lock.ownership.keys.length,
       key,
@@ -70,7 +70,7 @@ async function sections(url: string, info: Redis): Promise<string> {
     (pipelined: boolean): Cycle =>
     async (key) => {
       const answer = await locks.runExclusive(key, { leaseMs: 5000, waitMs: 5000, pipelined }, (lock) =>
-        lock.releaseAlong(ownedSet(lock, `data:${key}`)),
+        lock.pipelineRelease(ownedSet(lock, `data:${key}`)),
       );
       if (answer !== 'OK') {
         throw new Error(`section answered ${String(answer)}`);

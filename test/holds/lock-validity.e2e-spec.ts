@@ -1,5 +1,5 @@
 /**
- * The seat lock's validity is checked right before each store write (LockHandle.assertValid): a change
+ * The seat lock's validity is checked right before each store write (HeldLock.assertValid): a change
  * whose lease ran out while it waited (here: deciding a stuck confirm behind a PostgreSQL lock) writes
  * nothing and answers 503 BUSY with Retry-After, like contention, so the client simply retries.
  */

@@ -1,4 +1,4 @@
-import type { AcquireOptions } from './distributed-lock.service';
+import type { AcquireOptions } from './distributed-lock.options';
 import { LockNotAcquiredError } from './errors';
 import type { LockMetrics } from './lock-metrics';
 import type { LockWaiters } from './lock-waiters';

@@ -1,5 +1,6 @@
 import type Redis from 'ioredis';
 import type { Registry } from 'prom-client';
+import type { ContentionHandler } from './contention';
 
 export interface DistributedLockModuleOptions {
   /**
@@ -24,4 +25,36 @@ export interface DistributedLockModuleOptions {
   registry?: Registry;
   /** Called when a held lock is lost (renewal refused, failed past the lease, or a refused validity check). */
   onLockLost?: (info: { keys: readonly string[]; reason: string }) => void;
+}
+
+export interface AcquireOptions {
+  /** Fixed lease: the lock simply expires after it. Omit to have the watchdog keep it alive while held. */
+  leaseMs?: number;
+  /** How long to wait for a busy lock before LockNotAcquiredError. */
+  waitMs?: number;
+  /**
+   * How long to wait in all while the holder is a lock of this process; default (and at least) waitMs.
+   * Such a holder is work already under way here, whose release wakes the waiter at once: only this
+   * process's own load delays it. A caller may allow it more than an unknown holder elsewhere (e.g. the
+   * lease, after which the holder's keys are gone whatever it does).
+   */
+  localWaitMs?: number;
+  /** Asked after each busy attempt; it may end the wait by throwing (see ContentionHandler). */
+  onBusy?: ContentionHandler;
+  signal?: AbortSignal;
+}
+
+export interface RunOptions extends AcquireOptions {
+  /** 'skip': if the lock is busy, return undefined without running (periodic jobs). Default 'wait'. */
+  onContention?: 'wait' | 'skip';
+  /**
+   * Start the section in the same tick as its acquire, before Redis answers (pipelined-acquire.ts): one
+   * round trip less, and the lock held only while the section's write runs. Only for a section whose
+   * writes are all checked against `lock.ownership` by their store's script (its fencingToken is 0 until
+   * the grant), so that they change nothing when the acquire found the lock busy, and which throws
+   * LockNotOwnedError when its store refused a write for that. Then (busy, or that error) the section's
+   * outcome is discarded and it runs again after an acquire the usual way (waiting, asking onBusy), with
+   * its token known. Needs a fixed lease.
+   */
+  pipelined?: boolean;
 }

@@ -1,13 +1,13 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { BusyWait, ContentionHandler } from './contention';
+import { BusyWait } from './contention';
 import { DISTRIBUTED_LOCK_OPTIONS } from './distributed-lock.module-definition';
-import type { DistributedLockModuleOptions } from './distributed-lock.options';
+import type { AcquireOptions, DistributedLockModuleOptions, RunOptions } from './distributed-lock.options';
 import { LockBackendError, LockNotAcquiredError, LockNotOwnedError } from './errors';
-import { HeldLock, HeldLockHost } from './held-lock';
+import type { HeldLock } from './held-lock';
+import { HeldLockOps } from './held-lock-ops';
 import { LeaseTracker } from './lease-tracker';
 import { runInLockScope } from './lock-context';
-import type { LockHandle } from './lock-handle';
 import { fenceKey, lockKey, normalizeKeys } from './lock-keys';
 import { LockMetrics } from './lock-metrics';
 import { lockCallError, outcomeUnknown } from './lock-call-error';
@@ -15,38 +15,7 @@ import { LockScripts } from './lock-scripts';
 import { LockWaiters } from './lock-waiters';
 import { PipelinedAcquireDeps, sendPipelinedAcquire } from './pipelined-acquire';
 import { renewWatched } from './renewal';
-
-export interface AcquireOptions {
-  /** Fixed lease: the lock simply expires after it. Omit to have the watchdog keep it alive while held. */
-  leaseMs?: number;
-  /** How long to wait for a busy lock before LockNotAcquiredError. */
-  waitMs?: number;
-  /**
-   * How long to wait in all while the holder is a lock of this process; default (and at least) waitMs.
-   * Such a holder is work already under way here, whose release wakes the waiter at once: only this
-   * process's own load delays it. A caller may allow it more than an unknown holder elsewhere (e.g. the
-   * lease, after which the holder's keys are gone whatever it does).
-   */
-  localWaitMs?: number;
-  /** Asked after each busy attempt; it may end the wait by throwing (see ContentionHandler). */
-  onBusy?: ContentionHandler;
-  signal?: AbortSignal;
-}
-
-export interface RunOptions extends AcquireOptions {
-  /** 'skip': if the lock is busy, return undefined without running (periodic jobs). Default 'wait'. */
-  onContention?: 'wait' | 'skip';
-  /**
-   * Start the section in the same tick as its acquire, before Redis answers (pipelined-acquire.ts): one
-   * round trip less, and the lock held only while the section's write runs. Only for a section whose
-   * writes are all checked against `lock.ownership` by their store's script (its fencingToken is 0 until
-   * the grant), so that they change nothing when the acquire found the lock busy, and which throws
-   * LockNotOwnedError when its store refused a write for that. Then (busy, or that error) the section's
-   * outcome is discarded and it runs again after an acquire the usual way (waiting, asking onBusy), with
-   * its token known. Needs a fixed lease.
-   */
-  pipelined?: boolean;
-}
+import { TrackedLock } from './tracked-lock';
 
 /** runPipelined's answer when its acquire found the lock busy: the section must run again. */
 const PIPELINED_BUSY = Symbol('pipelined-busy');
@@ -57,11 +26,12 @@ const NO_EXPIRY_WARN_EVERY_MS = 60_000;
 /**
  * Redis locks: SET-NX-PX semantics in Lua with a random owner token per acquisition, owner-checked
  * release and extend, a fencing token per hash tag, a batched watchdog, and typed errors that fail fast.
- * Hot path: one EVALSHA to acquire, one to release. Lease bookkeeping lives in LeaseTracker, the
- * watchdog's batch in renewal.ts, the scripts in LockScripts.
+ * Hot path: one EVALSHA to acquire, one to release. What a held lock does (release, extend) lives in
+ * HeldLockOps, lease bookkeeping in LeaseTracker, the watchdog's batch in renewal.ts, the scripts in
+ * LockScripts.
  */
 @Injectable()
-export class DistributedLockService implements OnApplicationShutdown, HeldLockHost {
+export class DistributedLockService implements OnApplicationShutdown {
   private readonly logger = new Logger('DistributedLock');
   private readonly scripts: LockScripts;
   private readonly prefix: string;
@@ -76,6 +46,7 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
   /** Shutdown's wait for acquiresInFlight to reach 0 (a list: shutdown may be called more than once). */
   private readonly onAcquiresSettled: (() => void)[] = [];
   private readonly pipelining: PipelinedAcquireDeps;
+  private readonly ops: HeldLockOps;
   readonly metrics: LockMetrics;
 
   constructor(@Inject(DISTRIBUTED_LOCK_OPTIONS) private readonly options: DistributedLockModuleOptions) {
@@ -84,7 +55,7 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
     this.metrics = new LockMetrics(options.registry, () => this.leases.size);
     this.scripts = new LockScripts(options.redis);
     // read this.leases at each tick (it exists by then): the tracker owns the watchdog that calls this
-    const renew = (locks: HeldLock[]) =>
+    const renew = (locks: TrackedLock[]) =>
       renewWatched(locks, {
         scripts: this.scripts,
         leases: this.leases,
@@ -99,8 +70,9 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
       renew,
       this.waiters,
     );
+    this.ops = new HeldLockOps(this.scripts, this.leases, this.waiters, this.logger);
     this.pipelining = {
-      host: this,
+      host: this.ops,
       scripts: this.scripts,
       leases: this.leases,
       metrics: this.metrics,
@@ -109,7 +81,7 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
   }
 
   /** Takes the lock (all keys or none), waiting up to waitMs. Throws LockNotAcquiredError or LockBackendError. */
-  async acquire(keysIn: string | readonly string[], opts: AcquireOptions = {}): Promise<LockHandle> {
+  async acquire(keysIn: string | readonly string[], opts: AcquireOptions = {}): Promise<HeldLock> {
     const keys = normalizeKeys(keysIn);
     const useWatchdog = opts.leaseMs === undefined && this.options.defaultLeaseMs === undefined;
     const leaseMs = Math.round(opts.leaseMs ?? this.options.defaultLeaseMs ?? this.watchdogLeaseMs);
@@ -159,8 +131,8 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
           this.metrics.observeWait((now - started) / 1000);
           const margin = this.marginOf(leaseMs);
           return this.leases.track(
-            new HeldLock(
-              this,
+            new TrackedLock(
+              this.ops,
               keys,
               redisKeys,
               owner,
@@ -206,7 +178,7 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
   async tryAcquire(
     keys: string | readonly string[],
     opts: { leaseMs?: number } = {},
-  ): Promise<LockHandle | null> {
+  ): Promise<HeldLock | null> {
     try {
       return await this.acquire(keys, { ...opts, waitMs: 0 });
     } catch (e) {
@@ -224,7 +196,7 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
   async runExclusive<T>(
     keys: string | readonly string[],
     opts: RunOptions,
-    fn: (lock: LockHandle) => Promise<T>,
+    fn: (lock: HeldLock) => Promise<T>,
   ): Promise<T | undefined> {
     if (opts.pipelined) {
       const first = await this.runPipelined(keys, opts, fn);
@@ -233,13 +205,13 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
       }
       // busy: the section's owner-checked writes were refused; now wait for the lock as usual
     }
-    let handle: HeldLock;
+    let handle: TrackedLock;
     try {
-      // acquire's handles are HeldLocks (typed LockHandle for its callers)
+      // acquire's handles are HeldLocks (typed HeldLock for its callers)
       handle = (await this.acquire(
         keys,
         opts.onContention === 'skip' ? { ...opts, waitMs: opts.waitMs ?? 0 } : opts,
-      )) as HeldLock;
+      )) as TrackedLock;
     } catch (e) {
       if (e instanceof LockNotAcquiredError && opts.onContention === 'skip') {
         this.metrics.acquisitions.inc({ result: 'skipped' });
@@ -250,9 +222,9 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
     try {
       return await runInLockScope(handle, () => fn(handle));
     } finally {
-      // a section that let go itself (releaseAlong) is done: release() would answer NOT_HELD, and nothing else
+      // a section that let go itself (pipelineRelease) is done: release() would answer NOT_HELD, and nothing else
       if (!handle.released) {
-        await this.releaseOrWarn(handle);
+        await this.ops.releaseOrWarn(handle);
       }
     }
   }
@@ -266,7 +238,7 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
   private async runPipelined<T>(
     keysIn: string | readonly string[],
     opts: RunOptions,
-    fn: (lock: LockHandle) => Promise<T>,
+    fn: (lock: HeldLock) => Promise<T>,
   ): Promise<{ value: T } | typeof PIPELINED_BUSY> {
     const keys = normalizeKeys(keysIn);
     const leaseMs = Math.round(opts.leaseMs ?? this.options.defaultLeaseMs ?? NaN);
@@ -293,7 +265,7 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
     }
     const granted = await lock.grant!; // throws the acquire's own error
     if (granted && !lock.released) {
-      await this.releaseOrWarn(lock);
+      await this.ops.releaseOrWarn(lock);
     }
     // busy, or its write refused although granted (it reached Redis before the acquire): nothing written
     if (!granted || ('error' in outcome && outcome.error instanceof LockNotOwnedError)) {
@@ -303,116 +275,6 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
       throw outcome.error;
     }
     return outcome;
-  }
-
-  /**
-   * Owner-checked delete in one round trip; never retried, so an expired lock costs one call, not a storm.
-   * On a timeout (LockOutcomeUnknownError) the delete may still run; if not, the lease bounds the key
-   * (renewal has stopped).
-   */
-  async release(lock: HeldLock): Promise<'RELEASED' | 'NOT_HELD'> {
-    if (lock.released) {
-      return 'NOT_HELD';
-    }
-    this.leases.untrack(lock); // synchronously: no renewal can start for it from here on
-    let n: number;
-    try {
-      n = await this.scripts.release(lock.redisKeys, lock.owner);
-    } catch (e) {
-      throw lockCallError('release', lock.keys, e);
-    } finally {
-      // the keys are gone from Redis now (or their fate is unknown): whoever waits here retries at once
-      this.waiters.wake(lock.redisKeys);
-    }
-    if (n === lock.redisKeys.length) {
-      return 'RELEASED';
-    }
-    if (lock.letGoSent) {
-      // its last write's script deleted the keys: a write whose answer was lost (a timeout), or a shutdown
-      // that released the lock before that answer was read. Nothing was lost while held
-      return 'NOT_HELD';
-    }
-    if (lock.grant) {
-      if (!(await lock.grant.catch(() => false))) {
-        return 'NOT_HELD'; // a pipelined acquire that did not take the lock: nothing was ours to lose
-      }
-      // Granted, yet the release sent along found nothing: it may have run before the acquire (on a
-      // Cluster a script missing from a new master's cache is sent again after the rest of the batch).
-      // The grant has answered, so the acquire has run: once more, or its keys stay for the whole lease.
-      n += await this.scripts.release(lock.redisKeys, lock.owner).catch(() => 0);
-      if (n === lock.redisKeys.length) {
-        return 'RELEASED';
-      }
-    }
-    this.leases.lost(lock, 'the lease had run out before release', true);
-    return 'NOT_HELD';
-  }
-
-  /** See LockHandle.releaseAlong: the release goes out in the same tick as the already-sent last write. */
-  async releaseAlong<T>(lock: HeldLock, lastWrite: Promise<T>): Promise<T> {
-    const released = this.releaseOrWarn(lock);
-    try {
-      return await lastWrite;
-    } finally {
-      await released;
-    }
-  }
-
-  /** See LockHandle.releasedBy: the write's own script let go of the lock, or it is released here. */
-  async releasedBy<T>(lock: HeldLock, lastWrite: Promise<T>, letGo: (answer: T) => boolean): Promise<T> {
-    lock.letGoSent = true;
-    let answer: T;
-    try {
-      answer = await lastWrite;
-    } catch (e) {
-      await this.releaseUnlessBusy(lock);
-      throw e;
-    }
-    if (!letGo(answer)) {
-      await this.releaseUnlessBusy(lock);
-    } else if (!lock.released) {
-      this.leases.untrack(lock);
-      this.waiters.wake(lock.redisKeys); // as release() does: the keys are gone from Redis
-    }
-    return answer;
-  }
-
-  /**
-   * release(), except for a pipelined acquire that found the lock busy or failed (waited for: it answers
-   * first unless a Cluster sent it again behind the write): no key is ours, and its runner says what to do.
-   */
-  private async releaseUnlessBusy(lock: HeldLock): Promise<void> {
-    if (!lock.grant || (await lock.grant.catch(() => false))) {
-      await this.releaseOrWarn(lock);
-    }
-  }
-
-  /** Owner-checked. On a timeout the handle keeps its older validity: Redis may hold the lease longer, never shorter. */
-  async extend(lock: HeldLock, leaseMs: number): Promise<boolean> {
-    if (lock.released || lock.lostError) {
-      return false;
-    }
-    const sentAt = performance.now();
-    let ok: number;
-    try {
-      ok = await this.scripts.extend(lock.redisKeys, lock.owner, Math.round(leaseMs));
-    } catch (e) {
-      throw lockCallError('extend', lock.keys, e);
-    }
-    if (ok !== 1) {
-      this.leases.lost(lock, 'extend refused: the lock is no longer ours');
-      return false;
-    }
-    this.leases.renewed(lock, sentAt + leaseMs);
-    return true;
-  }
-
-  arm(lock: HeldLock): void {
-    this.leases.arm(lock);
-  }
-
-  assertValid(lock: HeldLock, marginMs: number): void {
-    this.leases.assertValid(lock, marginMs);
   }
 
   /**
@@ -426,7 +288,7 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
       await new Promise<void>((resolve) => this.onAcquiresSettled.push(resolve));
     }
     this.leases.stop();
-    await Promise.allSettled(this.leases.all().map((l) => this.release(l)));
+    await Promise.allSettled(this.leases.all().map((l) => this.ops.release(l)));
   }
 
   /** How many locks this process holds now (for tests and diagnostics). */
@@ -443,14 +305,6 @@ export class DistributedLockService implements OnApplicationShutdown, HeldLockHo
   /** assertValid's default margin: validityMarginMs, else 1 % of the lease + 2 ms. */
   private marginOf(leaseMs: number): number {
     return this.options.validityMarginMs ?? Math.round(leaseMs / 100) + 2;
-  }
-
-  /** A release whose failure is logged, never thrown: the lease bounds the key. */
-  private releaseOrWarn(lock: HeldLock): Promise<'RELEASED' | 'NOT_HELD'> {
-    return lock.release().catch((e: unknown) => {
-      this.logger.warn(`release of ${lock.keys.join(', ')} failed (it will expire by itself): ${String(e)}`);
-      return 'NOT_HELD' as const;
-    });
   }
 
   private assertOpen(keys: readonly string[]): void {

@@ -81,7 +81,7 @@ export class LockLostError extends Error {
 }
 
 /**
- * A section's owner-checked write (LockHandle.ownership) found the lock not its own when it ran, and so
+ * A section's owner-checked write (HeldLock.ownership) found the lock not its own when it ran, and so
  * changed nothing. The section throws it (its store answered so); a pipelined section that throws it runs
  * again the usual way, whatever its grant said: the write may have reached Redis before the acquire (on a
  * Cluster, a script sent again after a failover). Elsewhere it is what it says: a lost lock.

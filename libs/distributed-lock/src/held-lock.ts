@@ -1,97 +1,73 @@
-import type { LockLostError } from './errors';
-import type { LockHandle, LockOwnership } from './lock-handle';
-
 /**
- * What a held lock asks of whoever tracks it. Declared here, implemented by the service: the dependency
- * points one way (the service knows HeldLock; HeldLock knows only this).
+ * What a store script needs to check that a lock is held by this acquisition, in Redis, at the moment the
+ * script runs: the lock's keys (as its own scripts name them: the client adds its keyPrefix when they are
+ * passed as KEYS) and the owner token each of them holds as its string value while the lock is ours.
+ * LOCK_OWNED_LUA is that check.
  */
-export interface HeldLockHost {
-  release(lock: HeldLock): Promise<'RELEASED' | 'NOT_HELD'>;
-  releaseAlong<T>(lock: HeldLock, lastWrite: Promise<T>): Promise<T>;
-  releasedBy<T>(lock: HeldLock, lastWrite: Promise<T>, letGo: (answer: T) => boolean): Promise<T>;
-  extend(lock: HeldLock, leaseMs: number): Promise<boolean>;
-  /** The holder read its signal: from now on a lease running out aborts it. */
-  arm(lock: HeldLock): void;
-  /** Throws LockLostError unless the lease is ours for at least `marginMs` more. */
-  assertValid(lock: HeldLock, marginMs: number): void;
+export interface LockOwnership {
+  readonly keys: readonly string[];
+  readonly owner: string;
 }
 
-/** One acquisition: its keys, owner token and lease bookkeeping (on the monotonic clock). */
-export class HeldLock implements LockHandle {
-  readonly controller = new AbortController();
+/**
+ * What an acquisition gives its holder: the keys, the fencing token, a signal that aborts if the lease
+ * is lost, and owner-checked release/extend. One handle per acquisition, with its own random owner token,
+ * so two concurrent calls in one process are two different owners.
+ */
+export interface HeldLock {
+  readonly keys: readonly string[];
   /**
-   * Why the lock was lost, once it is (LeaseTracker.lost, which also aborts the signal with it). Checked
-   * instead of `controller.signal.aborted`: reading `signal` makes Node build the AbortSignal (an
-   * EventTarget), which a short seat lock that never reads its signal does not need (bench:http profile).
+   * Pass it to the store so it can reject a stale holder's write. It increases per hash tag for as long as
+   * Redis keeps the tag's counter (`fenceKey`); a counter lost with Redis's data (a restart without
+   * persistence, a flush, an eviction) starts again at 1, so a store should also compare a token with the
+   * counter (a token above it predates the loss) and raise the counter to the highest token it has seen.
+   * 0 in a pipelined section (RunOptions.pipelined), whose grant is not known yet when it writes: its
+   * store checks `ownership` instead, and may take the counter's value as the token (the lock being
+   * ours at that moment, no later holder can have a lower one). Set once the grant has answered; the
+   * counter may have moved past it by the time the section's write ran (another key of the same tag), so
+   * a later fenced write of the section should use the token its store recorded, not this one.
    */
-  lostError?: LockLostError;
-  released = false;
+  readonly fencingToken: number;
+  /** For a store script that checks the lock is ours when it runs (see LockOwnership). */
+  readonly ownership: LockOwnership;
+  /** Aborted (with a LockLostError as reason) when the lease is lost while held. */
+  readonly signal: AbortSignal;
+  /** performance.now() when the lock was granted (for a pipelined section: when it was sent, until granted). */
+  readonly acquiredAt: number;
   /**
-   * Its last write was sent to let go of it in its own script (LockHandle.releasedBy): a release that finds
-   * its keys gone is then that script's doing (or the lease's), not a lock lost while held.
+   * Call right before a write the lock protects: throws LockLostError when the lease is not ours for at
+   * least `marginMs` more on the monotonic clock (default: the module's validityMarginMs, else 1 % of the
+   * lease + 2 ms, Redlock's clock-drift allowance), when the signal was aborted, or after release. A
+   * refusal is counted at once (distributed_lock_validity_refused_total, and distributed_lock_lost_total
+   * the first time), before any write. No round trip: a process paused past its lease learns it here.
+   * It narrows the window but cannot close it (a pause between this check and the write): the store's
+   * fencing-token check is the guard that holds in every case.
    */
-  letGoSent = false;
-  armed = false;
-  /** Monotonic time before which the lease is known to be ours (conservative: measured from the send). */
-  validUntil: number;
-  expiryTimer?: NodeJS.Timeout;
+  assertValid(options?: { marginMs?: number }): void;
+  /** One round trip, never retried: NOT_HELD when the lease had already expired (or was taken over). */
+  release(): Promise<'RELEASED' | 'NOT_HELD'>;
   /**
-   * A pipelined acquisition's answer while it is on its way (pipelined-acquire.ts): true once Redis
-   * granted it, false when the keys were busy; rejects when the acquire failed. Unset for a lock
-   * acquired the usual way (granted before its holder ran).
+   * Lets go right behind the critical section's last write, in the same round trip: `lastWrite` is the
+   * promise of a command the caller has already handed to the same Redis client (issued synchronously,
+   * before this call). The release is issued now, in the same tick, so an auto-pipelining client sends
+   * both in one batch and Redis runs them in that order: the lock is held while the write runs, and the
+   * section costs one round trip less. Resolves (or rejects) as `lastWrite` does, once the
+   * release has answered too; a failed release is logged, never thrown over the write's outcome (the lease
+   * bounds the key). Only for a last write whose answer the section does not need before letting go.
+   * Should the two ever reach Redis in the other order, the store's fencing check still refuses a write
+   * made after another holder took the lock.
    */
-  grant?: Promise<boolean>;
-
-  constructor(
-    private readonly host: HeldLockHost,
-    readonly keys: readonly string[],
-    readonly redisKeys: readonly string[],
-    readonly owner: string,
-    /** 0 until a pipelined acquisition is granted (LockHandle.fencingToken). */
-    public fencingToken: number,
-    public acquiredAt: number,
-    readonly leaseMs: number,
-    readonly watchdog: boolean,
-    sentAt: number,
-    /** Default safety margin of assertValid(). */
-    readonly marginMs: number,
-  ) {
-    this.validUntil = sentAt + leaseMs;
-  }
-
-  get ownership(): LockOwnership {
-    return { keys: this.redisKeys, owner: this.owner };
-  }
-
+  pipelineRelease<T>(lastWrite: Promise<T>): Promise<T>;
   /**
-   * Armed on first read: a holder that never looks at its signal costs no timer (the hot path of
-   * short seat locks). Read after the lease ran out, it is already aborted.
+   * The section's last write lets go of the lock itself: its store script checked `ownership`
+   * (LOCK_OWNED_LUA's lock_owned) and deleted the lock keys (lock_let_go) in the same command, so no
+   * release is sent: one command less per section. `letGo(answer)` tells from the write's answer
+   * whether its script did (false when it refused because the lock was not this one's). When it did, the
+   * lock is done here (no longer tracked, this process's waiters on its keys woken). When it did not, or the
+   * write failed, the lock is released as usual before this settles (not for a pipelined acquire that did
+   * not take the lock: nothing is ours). Resolves or rejects as `lastWrite` does.
    */
-  get signal(): AbortSignal {
-    if (!this.armed) {
-      this.armed = true;
-      this.host.arm(this);
-    }
-    return this.controller.signal;
-  }
-
-  assertValid(options?: { marginMs?: number }): void {
-    this.host.assertValid(this, options?.marginMs ?? this.marginMs);
-  }
-
-  release(): Promise<'RELEASED' | 'NOT_HELD'> {
-    return this.host.release(this);
-  }
-
-  releaseAlong<T>(lastWrite: Promise<T>): Promise<T> {
-    return this.host.releaseAlong(this, lastWrite);
-  }
-
-  releasedBy<T>(lastWrite: Promise<T>, letGo: (answer: T) => boolean): Promise<T> {
-    return this.host.releasedBy(this, lastWrite, letGo);
-  }
-
-  extend(leaseMs: number): Promise<boolean> {
-    return this.host.extend(this, leaseMs);
-  }
+  letGoInScript<T>(lastWrite: Promise<T>, letGo: (answer: T) => boolean): Promise<T>;
+  /** Owner-checked; false when the lock is no longer ours. */
+  extend(leaseMs: number): Promise<boolean>;
 }

@@ -8,9 +8,8 @@ export type {
 } from './distributed-lock.module-definition';
 export * from './distributed-lock.options';
 export { DistributedLockService } from './distributed-lock.service';
-export type { AcquireOptions, RunOptions } from './distributed-lock.service';
 export * from './errors';
 export * from './lock-context';
-export type { LockHandle, LockOwnership } from './lock-handle';
+export type { HeldLock, LockOwnership } from './held-lock';
 export { LOCK_OWNED_LUA } from './lua/manifest';
 export { hashTag, normalizeKeys } from './lock-keys';

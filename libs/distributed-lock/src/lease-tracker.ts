@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { DistributedLockModuleOptions } from './distributed-lock.options';
 import { LockLostError } from './errors';
-import type { HeldLock } from './held-lock';
+import type { TrackedLock } from './tracked-lock';
 import type { LockMetrics } from './lock-metrics';
 import type { LockWaiters } from './lock-waiters';
 import { Watchdog } from './watchdog';
@@ -11,7 +11,7 @@ import { Watchdog } from './watchdog';
  * timers of armed signals, validity checks, and the one way a lock becomes lost (`lost`). No Redis here.
  */
 export class LeaseTracker {
-  private readonly held = new Set<HeldLock>();
+  private readonly held = new Set<TrackedLock>();
   private readonly watchdog: Watchdog;
 
   constructor(
@@ -19,7 +19,7 @@ export class LeaseTracker {
     private readonly logger: Logger,
     private readonly onLockLost: DistributedLockModuleOptions['onLockLost'],
     watchdogLeaseMs: number,
-    renew: (locks: HeldLock[]) => Promise<void>,
+    renew: (locks: TrackedLock[]) => Promise<void>,
     /** Told which keys this process holds, so a busy acquire knows whether a release here will wake it. */
     private readonly waiters: LockWaiters,
   ) {
@@ -30,7 +30,7 @@ export class LeaseTracker {
     return this.held.size;
   }
 
-  all(): HeldLock[] {
+  all(): TrackedLock[] {
     return [...this.held];
   }
 
@@ -38,7 +38,7 @@ export class LeaseTracker {
     this.watchdog.stop();
   }
 
-  track(lock: HeldLock): HeldLock {
+  track(lock: TrackedLock): TrackedLock {
     this.held.add(lock);
     this.waiters.held(lock.redisKeys);
     if (lock.watchdog) {
@@ -48,27 +48,27 @@ export class LeaseTracker {
   }
 
   /** Synchronous, so no renewal can start for it from here on. */
-  untrack(lock: HeldLock): void {
+  untrack(lock: TrackedLock): void {
     lock.released = true;
     clearTimeout(lock.expiryTimer);
     this.watchdog.remove(lock);
     this.forget(lock);
   }
 
-  private forget(lock: HeldLock): void {
+  private forget(lock: TrackedLock): void {
     if (this.held.delete(lock)) {
       this.waiters.unheld(lock.redisKeys);
     }
   }
 
   /** Redis confirmed the lease until `validUntil` (monotonic): move the deadline and its timer. */
-  renewed(lock: HeldLock, validUntil: number): void {
+  renewed(lock: TrackedLock, validUntil: number): void {
     lock.validUntil = validUntil;
     this.scheduleExpiry(lock);
   }
 
   /** Called when the holder first reads its signal: from then on, a lease running out aborts it. */
-  arm(lock: HeldLock): void {
+  arm(lock: TrackedLock): void {
     if (!lock.released && performance.now() >= lock.validUntil) {
       this.lost(lock, `lease of ${lock.leaseMs} ms ran out while held`);
       return;
@@ -81,7 +81,7 @@ export class LeaseTracker {
    * counted when it happens; the first one also marks the lock lost (aborts the signal, counts it lost,
    * calls onLockLost), so the loss is on the metrics before the write, not at release.
    */
-  assertValid(lock: HeldLock, marginMs: number): void {
+  assertValid(lock: TrackedLock, marginMs: number): void {
     if (lock.lostError) {
       this.metrics.validityRefused.inc();
       throw lock.lostError;
@@ -105,7 +105,7 @@ export class LeaseTracker {
   }
 
   /** Aborts the holder's signal when its lease runs out while it still holds the lock. */
-  private scheduleExpiry(lock: HeldLock): void {
+  private scheduleExpiry(lock: TrackedLock): void {
     if (!lock.armed || lock.released) {
       return;
     }
@@ -118,7 +118,7 @@ export class LeaseTracker {
     lock.expiryTimer.unref();
   }
 
-  lost(lock: HeldLock, reason: string, evenIfReleased = false): void {
+  lost(lock: TrackedLock, reason: string, evenIfReleased = false): void {
     if ((lock.released && !evenIfReleased) || lock.lostError) {
       return;
     }

@@ -1,4 +1,4 @@
-import type { LockHandle } from './lock-handle';
+import type { HeldLock } from './held-lock';
 
 /**
  * The lock of the @DistributedLock method (or runExclusive callback) whose synchronous start is running.
@@ -11,10 +11,10 @@ import type { LockHandle } from './lock-handle';
  * part (the microtask starts with an empty stack), where `currentLock()` throws instead of answering
  * with another call's lock: capture it in a const before the first await.
  */
-let current: LockHandle | undefined;
+let current: HeldLock | undefined;
 
 /** Runs `fn` with `handle` as currentLock() for its synchronous part (nesting restores the outer one). */
-export function runInLockScope<T>(handle: LockHandle, fn: () => T): T {
+export function runInLockScope<T>(handle: HeldLock, fn: () => T): T {
   const outer = current;
   current = handle;
   try {
@@ -36,7 +36,7 @@ export class LockScopeError extends Error {
 }
 
 /** The lock of the locked call whose synchronous start is running; LockScopeError anywhere else. */
-export function currentLock(): LockHandle {
+export function currentLock(): HeldLock {
   if (current === undefined) {
     throw new LockScopeError();
   }

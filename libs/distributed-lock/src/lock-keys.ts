@@ -4,7 +4,7 @@ import { InvalidLockKeyError } from './errors';
  * Lock keys and their fencing counters. The hash tag (`{...}`, as Redis Cluster defines it) groups keys:
  * a multi-key lock must share one tag (one slot, one atomic script), and its fencing counter is the
  * tag's, so every acquisition of any key with that tag draws from one increasing sequence (it restarts
- * at 1 if Redis loses the counter: see LockHandle.fencingToken).
+ * at 1 if Redis loses the counter: see HeldLock.fencingToken).
  * A key without a tag is its own tag.
  */
 const BAD_PART = /(^|[:{}])(undefined|null|NaN|\[object Object\])($|[:{}])/;

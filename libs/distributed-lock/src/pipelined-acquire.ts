@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { HeldLock, HeldLockHost } from './held-lock';
+import { TrackedLock, TrackedLockHost } from './tracked-lock';
 import { LeaseTracker } from './lease-tracker';
 import { lockCallError, outcomeUnknown } from './lock-call-error';
 import { LockMetrics } from './lock-metrics';
@@ -17,7 +17,7 @@ import { LockScripts } from './lock-scripts';
  * section runs again the usual way (distributed-lock.service.ts).
  */
 export interface PipelinedAcquireDeps {
-  readonly host: HeldLockHost;
+  readonly host: TrackedLockHost;
   readonly scripts: LockScripts;
   readonly leases: LeaseTracker;
   readonly metrics: LockMetrics;
@@ -27,7 +27,7 @@ export interface PipelinedAcquireDeps {
 
 /**
  * Sends the acquire now and returns its lock at once, with `grant` settling when Redis answers. A grant
- * is tracked (held here, released at shutdown) unless the holder already let go (releaseAlong sent in the
+ * is tracked (held here, released at shutdown) unless the holder already let go (pipelineRelease sent in the
  * same tick: the release runs right behind the write, there is nothing left to track).
  */
 export function sendPipelinedAcquire(
@@ -37,11 +37,22 @@ export function sendPipelinedAcquire(
   fenceKey: string,
   leaseMs: number,
   marginMs: number,
-): HeldLock {
+): TrackedLock {
   const { scripts, leases, metrics } = deps;
   const owner = randomUUID();
   const sentAt = performance.now();
-  const lock = new HeldLock(deps.host, keys, redisKeys, owner, 0, sentAt, leaseMs, false, sentAt, marginMs);
+  const lock = new TrackedLock(
+    deps.host,
+    keys,
+    redisKeys,
+    owner,
+    0,
+    sentAt,
+    leaseMs,
+    false,
+    sentAt,
+    marginMs,
+  );
   deps.inFlight.begin();
   lock.grant = scripts
     .acquire(fenceKey, redisKeys, owner, leaseMs)

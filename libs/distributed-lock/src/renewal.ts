@@ -1,4 +1,4 @@
-import type { HeldLock } from './held-lock';
+import type { TrackedLock } from './tracked-lock';
 import type { LeaseTracker } from './lease-tracker';
 import { hashTag } from './lock-keys';
 import type { LockMetrics } from './lock-metrics';
@@ -9,10 +9,10 @@ import type { LockScripts } from './lock-scripts';
  * and answers one result per lock in the order sent, so result i is lock i's whatever its key count.
  */
 export async function renewWatched(
-  locks: readonly HeldLock[],
+  locks: readonly TrackedLock[],
   deps: { scripts: LockScripts; leases: LeaseTracker; metrics: LockMetrics; leaseMs: number },
 ): Promise<void> {
-  const byTag = new Map<string, HeldLock[]>();
+  const byTag = new Map<string, TrackedLock[]>();
   for (const l of locks) {
     const tag = hashTag(l.keys[0]);
     const group = byTag.get(tag);
@@ -26,7 +26,7 @@ export async function renewWatched(
 }
 
 async function renewGroup(
-  group: HeldLock[],
+  group: TrackedLock[],
   { scripts, leases, metrics, leaseMs }: Parameters<typeof renewWatched>[1],
 ): Promise<void> {
   const sentAt = performance.now();

@@ -1,4 +1,4 @@
-import type { HeldLock } from './held-lock';
+import type { TrackedLock } from './tracked-lock';
 
 /**
  * One timer for the whole process (not one per lock): every third of the lease it hands all watched
@@ -6,16 +6,16 @@ import type { HeldLock } from './held-lock';
  * process keeps no timer and a released lock is never renewed again (it is removed synchronously).
  */
 export class Watchdog {
-  private readonly locks = new Set<HeldLock>();
+  private readonly locks = new Set<TrackedLock>();
   private timer?: NodeJS.Timeout;
   private running = false;
 
   constructor(
     private readonly leaseMs: number,
-    private readonly renew: (locks: HeldLock[]) => Promise<void>,
+    private readonly renew: (locks: TrackedLock[]) => Promise<void>,
   ) {}
 
-  add(lock: HeldLock): void {
+  add(lock: TrackedLock): void {
     this.locks.add(lock);
     if (!this.timer) {
       this.timer = setInterval(() => void this.tick(), Math.max(10, Math.floor(this.leaseMs / 3)));
@@ -23,7 +23,7 @@ export class Watchdog {
     }
   }
 
-  remove(lock: HeldLock): void {
+  remove(lock: TrackedLock): void {
     this.locks.delete(lock);
     if (this.locks.size === 0) {
       this.stop();

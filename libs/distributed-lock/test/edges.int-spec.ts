@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import Redis from 'ioredis';
 import { Registry } from 'prom-client';
-import { LockBackendError, LockHandle, LockLostError, LockNotAcquiredError } from '../src';
+import { LockBackendError, HeldLock, LockLostError, LockNotAcquiredError } from '../src';
 import { DistributedLockService } from '../src/distributed-lock.service';
 import { LockScripts } from '../src/lock-scripts';
 import { eventually } from '@test/support/eventually';
@@ -54,7 +54,7 @@ it('(9, 11; issue 9 #9) the watchdog declares exactly the lost locks lost, where
     otherTagLost: [`seat:{${t2}}:B1`, `seat:{${t2}}:B2`, `seat:{${t2}}:B3`], // B2 taken
     otherTagHealthyMulti: [`seat:{${t2}}:C1`, `seat:{${t2}}:C2`],
   };
-  const handles: Record<string, LockHandle> = {};
+  const handles: Record<string, HeldLock> = {};
   for (const [name, keys] of Object.entries(spec)) {
     handles[name] = await svc.acquire(keys); // no lease: the watchdog keeps it
   }

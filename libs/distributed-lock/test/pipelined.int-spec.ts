@@ -9,7 +9,7 @@ import { startPrivateRedis, PrivateRedis } from '@test/support/private-redis';
 import {
   LOCK_OWNED_LUA,
   LockBackendError,
-  LockHandle,
+  HeldLock,
   LockNotAcquiredError,
   LockNotOwnedError,
 } from '../src';
@@ -31,7 +31,7 @@ beforeAll(async () => {
       return 'OK'`,
   });
   redis.defineCommand('ownedSetLetGo', {
-    // the same, as the section's last write: the lock's keys go with it (LockHandle.releasedBy)
+    // the same, as the section's last write: the lock's keys go with it (HeldLock.letGoInScript)
     lua: `${LOCK_OWNED_LUA}
       if not lock_owned(2, ARGV[1]) then return 'NOT_LOCKED' end
       redis.call('SET', KEYS[1], ARGV[2])
@@ -45,7 +45,7 @@ afterAll(async () => {
 });
 
 /** The store's write of a section: owner-checked in Redis, sent at once (same tick). */
-function ownedSet(lock: LockHandle, key: string, value: string): Promise<string> {
+function ownedSet(lock: HeldLock, key: string, value: string): Promise<string> {
   const { keys, owner } = lock.ownership;
   return (redis as unknown as Record<string, (...a: unknown[]) => Promise<string>>).ownedSet(
     1 + keys.length,
@@ -57,7 +57,7 @@ function ownedSet(lock: LockHandle, key: string, value: string): Promise<string>
 }
 
 /** ownedSet as the section's last write: on OK its script has deleted the lock's keys. */
-function letGoWrite(lock: LockHandle, key: string, value: string): Promise<string> {
+function letGoWrite(lock: HeldLock, key: string, value: string): Promise<string> {
   const { keys, owner } = lock.ownership;
   return (redis as unknown as Record<string, (...a: unknown[]) => Promise<string>>).ownedSetLetGo(
     1 + keys.length,
@@ -68,9 +68,9 @@ function letGoWrite(lock: LockHandle, key: string, value: string): Promise<strin
   );
 }
 
-/** letGoWrite, ended by releasedBy as a section does. */
-const lastOwnedSet = (lock: LockHandle, key: string, value: string) =>
-  lock.releasedBy(letGoWrite(lock, key, value), (answer) => answer === 'OK');
+/** letGoWrite, ended by letGoInScript as a section does. */
+const lastOwnedSet = (lock: HeldLock, key: string, value: string) =>
+  lock.letGoInScript(letGoWrite(lock, key, value), (answer) => answer === 'OK');
 
 /**
  * Counts the lock's release commands. An auto-pipelining client calls the spied method twice per command
@@ -91,18 +91,18 @@ async function readsSince(previous: number): Promise<[number, number]> {
   return [now - previous - 1, now];
 }
 
-const run = (locks: ReturnType<typeof lockService>, key: string, fn: (l: LockHandle) => Promise<string>) =>
+const run = (locks: ReturnType<typeof lockService>, key: string, fn: (l: HeldLock) => Promise<string>) =>
   locks.runExclusive(key, { leaseMs: 5000, waitMs: 2000, pipelined: true }, fn);
 
 it('acquire, write and release in one round trip; the write runs while the lock is held', async () => {
   const locks = lockService(redis);
-  await run(locks, 'warm-up', (l) => l.releaseAlong(ownedSet(l, 'warm', 'x'))); // scripts loaded
+  await run(locks, 'warm-up', (l) => l.pipelineRelease(ownedSet(l, 'warm', 'x'))); // scripts loaded
   const [, start] = await readsSince(0);
   const tokens: number[] = [];
   for (let i = 0; i < 10; i++) {
     const answer = await run(locks, `one-${i}`, (lock) => {
       tokens.push(lock.fencingToken); // not known yet: the store takes the counter's value
-      return lock.releaseAlong(ownedSet(lock, `data-${i}`, 'written'));
+      return lock.pipelineRelease(ownedSet(lock, `data-${i}`, 'written'));
     });
     expect(answer).toBe('OK');
   }
@@ -125,7 +125,7 @@ it('busy: the first write is refused in Redis, and the section runs again once t
   const tokens: number[] = [];
   const section = run(locks, 'busy', async (lock) => {
     tokens.push(lock.fencingToken);
-    const answer = await lock.releaseAlong(ownedSet(lock, 'busy-data', `run ${answers.length + 1}`));
+    const answer = await lock.pipelineRelease(ownedSet(lock, 'busy-data', `run ${answers.length + 1}`));
     answers.push(answer);
     if (answers.length === 1) {
       // the first run's write reached Redis while the holder had the lock: refused, nothing written
@@ -151,7 +151,7 @@ it('busy until the wait runs out: LockNotAcquiredError, nothing written', async 
   let runs = 0;
   const section = locks.runExclusive('stuck', { leaseMs: 5000, waitMs: 100, pipelined: true }, (lock) => {
     runs++;
-    return lock.releaseAlong(ownedSet(lock, 'stuck-data', 'x'));
+    return lock.pipelineRelease(ownedSet(lock, 'stuck-data', 'x'));
   });
   await expect(section).rejects.toBeInstanceOf(LockNotAcquiredError);
   expect(runs).toBe(1);
@@ -192,7 +192,7 @@ it('the section’s own error wins once the lock was granted, and the lock is le
 it('an acquire Redis refuses is the answer, whatever the section did', async () => {
   const locks = lockService(redis);
   await redis.lpush('lock:fence:{wrong-type}', 'not a counter'); // the acquire's INCR on a list: a reply error
-  const section = run(locks, 'wrong-type', (lock) => lock.releaseAlong(ownedSet(lock, 'wt-data', 'x')));
+  const section = run(locks, 'wrong-type', (lock) => lock.pipelineRelease(ownedSet(lock, 'wt-data', 'x')));
   await expect(section).rejects.toBeInstanceOf(LockBackendError);
   expect(await redis.get('wt-data')).toBeNull(); // the write found no lock of its owner
   expect(locks.heldCount).toBe(0);
@@ -215,7 +215,7 @@ it('a release that ran before its acquire (reordered on a Cluster) is sent again
   release.mockImplementationOnce(() => Promise.resolve(0));
   try {
     await expect(
-      run(locks, 'reordered', (lock) => lock.releaseAlong(ownedSet(lock, 'ro-data', 'x'))),
+      run(locks, 'reordered', (lock) => lock.pipelineRelease(ownedSet(lock, 'ro-data', 'x'))),
     ).resolves.toBe('OK');
   } finally {
     release.mockRestore();
@@ -241,7 +241,7 @@ it('a write refused although the lock was granted (it ran before the acquire) ma
     'late-acquire',
     { leaseMs: 5000, waitMs: 2000, pipelined: true },
     async (lock) => {
-      const answer = await lock.releaseAlong(ownedSet(lock, 'la-data', `run ${answers.length + 1}`));
+      const answer = await lock.pipelineRelease(ownedSet(lock, 'la-data', `run ${answers.length + 1}`));
       answers.push(answer);
       if (answer === 'NOT_LOCKED') {
         throw new LockNotOwnedError(lock.keys); // what the section does when its store refused the write
@@ -258,7 +258,7 @@ it('a write refused although the lock was granted (it ran before the acquire) ma
   expect(locks.heldCount).toBe(0);
 });
 
-describe('LockHandle.releasedBy: the last write lets go of the lock in its own script', () => {
+describe('HeldLock.letGoInScript: the last write lets go of the lock in its own script', () => {
   it('acquire and write in one round trip, no release command, nothing left held', async () => {
     const locks = lockService(redis);
     await run(locks, 'rb-warm', (l) => lastOwnedSet(l, 'rb-warm', 'x')); // scripts loaded
@@ -309,9 +309,9 @@ describe('LockHandle.releasedBy: the last write lets go of the lock in its own s
     const locks = lockService(redis);
     await redis.set('rb-not-a-list', 'x');
     const section = run(locks, 'rb-failed', async (lock) => {
-      const written = lock.releasedBy(redis.lpush('rb-not-a-list', 'y').then(String), () => true);
+      const written = lock.letGoInScript(redis.lpush('rb-not-a-list', 'y').then(String), () => true);
       await expect(written).rejects.toThrow(/WRONGTYPE/);
-      // released by releasedBy itself, before it settled (not by the runner after the section)
+      // released by letGoInScript itself, before it settled (not by the runner after the section)
       expect(await redis.exists('lock:{rb-failed}')).toBe(0);
       return 'checked';
     });
@@ -324,8 +324,8 @@ describe('LockHandle.releasedBy: the last write lets go of the lock in its own s
     const locks = lockService(redis);
     const release = releaseCalls();
     const answer = await locks.runExclusive('rb-kept', { leaseMs: 5000 }, async (lock) => {
-      const written = await lock.releasedBy(ownedSet(lock, 'rb-kept-data', 'v'), () => false);
-      // released by releasedBy itself, before it settled (not by the runner after the section)
+      const written = await lock.letGoInScript(ownedSet(lock, 'rb-kept-data', 'v'), () => false);
+      // released by letGoInScript itself, before it settled (not by the runner after the section)
       expect(await redis.exists('lock:{rb-kept}')).toBe(0);
       return written;
     });
@@ -377,7 +377,7 @@ describe('LockHandle.releasedBy: the last write lets go of the lock in its own s
       const write = letGoWrite(lock, 'rb-lost-answer-data', 'v').then(() =>
         Promise.reject(new Error('the answer did not arrive')),
       ); // as a command timeout would
-      return lock.releasedBy(write, () => true);
+      return lock.letGoInScript(write, () => true);
     });
     await expect(section).rejects.toThrow('the answer did not arrive');
     expect(await redis.get('rb-lost-answer-data')).toBe('v');
@@ -390,12 +390,12 @@ describe('LockHandle.releasedBy: the last write lets go of the lock in its own s
     const lost: string[] = [];
     const locks = lockService(redis, { onLockLost: ({ keys }) => lost.push(...keys) });
     const section = run(locks, 'rb-shutdown', (lock) => {
-      // a few hops between the script's answer and releasedBy, as a store's parsing makes
+      // a few hops between the script's answer and letGoInScript, as a store's parsing makes
       const write = letGoWrite(lock, 'rb-shutdown-data', 'v')
         .then((answer) => answer)
         .then((answer) => answer)
         .then((answer) => answer);
-      return lock.releasedBy(write, (answer) => answer === 'OK');
+      return lock.letGoInScript(write, (answer) => answer === 'OK');
     });
     const shutdown = locks.onApplicationShutdown(); // same tick: it waits for the acquire, then releases
     await expect(section).resolves.toBe('OK');

@@ -251,13 +251,13 @@ describe('HoldStore.createHold with the seat lock’s ownership (a pipelined sec
     const a = await kit.locks.acquire(kit.store.layout.seatLockKeys(eventId, ['L-1', 'L-2']), {
       leaseMs: 5_000,
     });
-    // as a section does (LockHandle.releasedBy): the lock is then done here too, not left tracked
-    const made = await a.releasedBy(withLock(['L-1', 'L-2'], a.ownership, 0, true), holdLetGoOfLock);
+    // as a section does (HeldLock.letGoInScript): the lock is then done here too, not left tracked
+    const made = await a.letGoInScript(withLock(['L-1', 'L-2'], a.ownership, 0, true), holdLetGoOfLock);
     expect(made.ok && made.hold.fencingToken).toBe(a.fencingToken);
     expect(await held(['L-1', 'L-2'])).toBe(0);
     // SEATS_UNAVAILABLE: nothing held, the lock is gone all the same (the section ends with this answer)
     const b = await kit.locks.acquire(kit.store.layout.seatLockKeys(eventId, ['L-2']), { leaseMs: 5_000 });
-    expect(await b.releasedBy(withLock(['L-2'], b.ownership, 0, true), holdLetGoOfLock)).toMatchObject({
+    expect(await b.letGoInScript(withLock(['L-2'], b.ownership, 0, true), holdLetGoOfLock)).toMatchObject({
       error: 'SEATS_UNAVAILABLE',
     });
     expect(await held(['L-2'])).toBe(0);

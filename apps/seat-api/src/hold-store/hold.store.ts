@@ -86,7 +86,7 @@ export class HoldStore implements OnModuleInit {
     lock?: LockOwnership;
     /**
      * With `lock`: the script deletes the lock's keys with its answer (the section's last write,
-     * LockHandle.releasedBy), except when it answers NOT_LOCKED (see holdLetGoOfLock).
+     * HeldLock.letGoInScript), except when it answers NOT_LOCKED (see holdLetGoOfLock).
      */
     letGoOfLock?: boolean;
   }): Promise<CreateHoldResult> {
@@ -271,10 +271,7 @@ export class HoldStore implements OnModuleInit {
   async registerEvent(eventId: string, startsAt: Date): Promise<void> {
     HoldIds.prefixOf(eventId);
     const until = startsAt.getTime() + this.eventRetentionMs;
-    const shard = this.layout.shardOf(eventId);
-    await this.redis.zadd(this.layout.shardKeys(shard).events, until, eventId);
-    // its removal is work of the shard's sweep, due then (hold-keys.ts, WAKE_KEY)
-    await this.redis.zadd(WAKE_KEY, 'LT', until, shard);
+    await this.redis.zadd(this.layout.shardKeys(this.layout.shardOf(eventId)).events, until, eventId);
   }
 
   /** The outbox stream key of a shard, without the client's keyPrefix (ioredis adds it). */

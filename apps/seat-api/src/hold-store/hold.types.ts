@@ -63,13 +63,11 @@ export type CreateHoldResult =
   | { ok: false; error: 'HOLD_LIMIT_EXCEEDED'; heldSeats: number; limit: number }
   | { ok: false; error: 'STALE_FENCING_TOKEN' }
   /** The seat lock given to createHold was not (or no longer) the caller's when the script ran. */
-  | { ok: false; error: 'NOT_LOCKED' }
-  /** The event is over by Redis time: past its retain-until, or its keys deleted (nothing was written). */
-  | { ok: false; error: 'EVENT_ENDED' };
+  | { ok: false; error: 'NOT_LOCKED' };
 
 /**
  * Whether a createHold given `lock` and `letGoOfLock` deleted the lock's keys: with every answer but
- * NOT_LOCKED (the lock was not the caller's, so nothing was touched). The `letGo` of LockHandle.releasedBy.
+ * NOT_LOCKED (the lock was not the caller's, so nothing was touched). The `letGo` of HeldLock.letGoInScript.
  */
 export const holdLetGoOfLock = (result: CreateHoldResult): boolean =>
   result.ok || result.error !== 'NOT_LOCKED';

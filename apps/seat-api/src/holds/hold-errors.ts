@@ -136,7 +136,7 @@ export function bookingUnavailable(message: string): DomainError {
 }
 
 /**
- * The lock library's validity check (LockHandle.assertValid) refused a write: the lease ran out under
+ * The lock library's validity check (HeldLock.assertValid) refused a write: the lease ran out under
  * us (a pause, a slow call). Nothing was written; the same answer as contention, so a retry is safe.
  */
 export function lockLostAsBusy(e: unknown): unknown {

@@ -44,7 +44,7 @@ const LOCKED_SETTLE_TIMEOUT_MS = 1000;
 /**
  * Hold, extend, release (confirm: confirm/confirm-hold.use-case.ts). Each change locks the seats it
  * touches (all at once, briefly), checks right before its store write that the lock is still ours
- * (LockHandle.assertValid: a lease lost is answered 503 BUSY, nothing written), and hands the lock's
+ * (HeldLock.assertValid: a lease lost is answered 503 BUSY, nothing written), and hands the lock's
  * fencing token to the store, which refuses writes from a holder that lost its lock.
  *
  * A hold a confirm left CONFIRMING (PostgreSQL failed or timed out, or the process died) is decided from
@@ -253,7 +253,7 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
     });
     // the hold script is the section's last write: it deletes the seat lock's keys itself, so the section
     // is two commands (acquire, hold script) in one round trip
-    const r = await (last ? lock.releasedBy(written, holdLetGoOfLock) : written);
+    const r = await (last ? lock.letGoInScript(written, holdLetGoOfLock) : written);
     if (r.ok) {
       return r.hold;
     }
@@ -264,11 +264,6 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
         throw holdLimitExceeded(r.heldSeats, r.limit);
       case 'STALE_FENCING_TOKEN':
         throw staleFence('hold');
-      case 'EVENT_ENDED':
-        throw new DomainError(
-          ErrorCode.EVENT_ENDED,
-          `Event ${eventId} is over: its seats can no longer be held`,
-        );
       case 'NOT_LOCKED':
         // the seat lock was not ours when the script ran: another holder's (the pipelined attempt found it
         // busy), or the acquire reached Redis after the script (a Cluster node that had to be sent the

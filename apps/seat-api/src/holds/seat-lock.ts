@@ -85,7 +85,7 @@ export interface HoldSeatLockHost extends SeatLockHost {
  * one round trip, and Redis runs them in that order. The script checks the seat locks hold this request's
  * owner token before it reads or writes anything (NOT_LOCKED otherwise), takes the shard's fencing counter
  * as its token, the lock being its own at that moment, and deletes the lock's keys as its last change
- * (LockHandle.releasedBy: no release command). So the lock is held only while the script runs: requests of one instance share one auto-pipelined connection and Redis runs one
+ * (HeldLock.letGoInScript: no release command). So the lock is held only while the script runs: requests of one instance share one auto-pipelined connection and Redis runs one
  * batch after another, so they never find each other's seat locks busy at all. (Not with
  * REDIS_WAIT_REPLICAS > 0: the lock is then kept across the WAIT and a possible undo, HoldsService.)
  * A lock held elsewhere (another instance mid-change, or a confirm) makes the first acquire answer busy

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { BookingEntity } from '@app/database';
 import { currentLock, DistributedLock } from '@app/distributed-lock';
-import type { LockHandle } from '@app/distributed-lock';
+import type { HeldLock } from '@app/distributed-lock';
 import { AuthUser } from '../../auth/auth-user';
 import { BookingRepository, BookResult } from '../booking.repository';
 import {
@@ -147,7 +147,7 @@ export class ConfirmHoldUseCase implements SeatLockHost {
     return this.afterBooking(attempt, orderId, booked);
   }
 
-  private begin(lock: LockHandle, read: HoldRecord, orderId: string) {
+  private begin(lock: HeldLock, read: HoldRecord, orderId: string) {
     lock.assertValid(); // a lease that ran out under us: nothing written, answered as BUSY
     return this.store.beginConfirm({
       holdId: read.holdId,
@@ -163,7 +163,7 @@ export class ConfirmHoldUseCase implements SeatLockHost {
    * beside it, and giving the attempt up under the lock is safe) and before the confirm deadline (so
    * the reconciler does not step in while it still runs).
    */
-  private writeBudgetMs(lock: LockHandle, attempt: HoldRecord): number {
+  private writeBudgetMs(lock: HeldLock, attempt: HoldRecord): number {
     const leaseMs = this.seatLock.leaseMs;
     const leaseLeft = lock.acquiredAt + leaseMs - performance.now();
     const deadlineLeft =

@@ -1,5 +1,5 @@
 /**
- * LockHandle.releaseAlong: the release goes out in the same batch as the critical section's
+ * HeldLock.pipelineRelease: the release goes out in the same batch as the critical section's
  * last write, so a section costs one round trip less, and Redis still runs the write before the release.
  * Counted on a private redis-server (its `total_reads_processed`), so no other test's traffic is mixed in.
  */
@@ -30,7 +30,7 @@ it('the write runs while the lock is held, the release right behind it', async (
   const locks = lockService(redis);
   const lock = await locks.acquire('along', { leaseMs: 5000 });
   // the "last write": reads the lock's own key, so it proves the lock still existed when it ran
-  const ttl = await lock.releaseAlong(redis.pttl('lock:{along}'));
+  const ttl = await lock.pipelineRelease(redis.pttl('lock:{along}'));
   expect(ttl).toBeGreaterThan(0);
   expect(await redis.exists('lock:{along}')).toBe(0);
   expect(locks.heldCount).toBe(0);
@@ -50,7 +50,7 @@ it('costs one round trip less than a write followed by a release', async () => {
   const [sequential, mark] = await readsSince(start);
   for (let i = 0; i < rounds; i++) {
     const lock = await locks.acquire(`along-${i}`, { leaseMs: 5000 });
-    await lock.releaseAlong(redis.set(`payload-${i}`, 'y'));
+    await lock.pipelineRelease(redis.set(`payload-${i}`, 'y'));
   }
   const [along] = await readsSince(mark);
   expect(sequential).toBe(3 * rounds); // acquire, write, release
@@ -61,7 +61,7 @@ it('a write that fails still lets the lock go, and its error is what the caller 
   const locks = lockService(redis);
   const lock = await locks.acquire('failing', { leaseMs: 5000 });
   await redis.set('not-a-list', 'x');
-  const err = await lock.releaseAlong(redis.lpush('not-a-list', 'y')).catch((e: Error) => e);
+  const err = await lock.pipelineRelease(redis.lpush('not-a-list', 'y')).catch((e: Error) => e);
   expect(String(err)).toMatch(/WRONGTYPE/);
   expect(await redis.exists('lock:{failing}')).toBe(0);
   expect(locks.heldCount).toBe(0);
@@ -77,6 +77,6 @@ it('a lease that ran out before the release: the write still answers, the lock c
   const lock = await locks.acquire('short', { leaseMs: 5000 });
   expect(await redis.pexpireat('lock:{short}', 1)).toBe(1);
   expect(await redis.exists('lock:{short}')).toBe(0);
-  await expect(lock.releaseAlong(redis.set('after-lease', 'z'))).resolves.toBe('OK');
+  await expect(lock.pipelineRelease(redis.set('after-lease', 'z'))).resolves.toBe('OK');
   expect(lost).toContain('short');
 });
