@@ -94,25 +94,22 @@ export class CatalogueService implements OnModuleDestroy {
   }
 
   async requireSeats(eventId: string): Promise<EventSeats> {
-    const seats = await this.seatsOf(eventId);
-    if (!seats) {
-      throw new DomainError(ErrorCode.EVENT_NOT_FOUND, `Event ${eventId} does not exist`);
-    }
-    return seats;
+    return this.existingSeats(eventId);
   }
 
   /**
-   * The seats of an event that may still be held. Past its start + HOLD_EVENT_RETENTION_SECONDS the
-   * sweeper may already have deleted the event's Redis keys, its booked seats with them: a hold there
-   * would take seats PostgreSQL has booked, and re-create keys nothing would delete. Refused instead.
+   * The seats of an event, for a hold. Whether the event still takes holds is the hold script's to say, by
+   * Redis time (EVENT_ENDED: past its start + HOLD_EVENT_RETENTION_SECONDS, or its keys deleted): one clock
+   * for every instance, and the same atomic step as the hold, so no hold re-creates a deleted event's keys.
    */
-  async requireSeatsToHold(eventId: string): Promise<EventSeats> {
-    const seats = await this.requireSeats(eventId);
-    if (Date.now() >= seats.retainUntilMs) {
-      throw new DomainError(
-        ErrorCode.EVENT_ENDED,
-        `Event ${eventId} is over: its seats can no longer be held`,
-      );
+  requireSeatsToHold(eventId: string): Promise<EventSeats> {
+    return this.existingSeats(eventId);
+  }
+
+  private async existingSeats(eventId: string): Promise<EventSeats> {
+    const seats = await this.seatsOf(eventId);
+    if (!seats) {
+      throw new DomainError(ErrorCode.EVENT_NOT_FOUND, `Event ${eventId} does not exist`);
     }
     return seats;
   }
@@ -122,13 +119,10 @@ export class CatalogueService implements OnModuleDestroy {
    * Redis that lost data lost them): the event is entered in its shard's events index again, so its keys
    * are removed once it is old, and its booked seats are BOOKED again. Done before the load answers, so no
    * hold or seat map on this instance ever sees the event unrepaired; done per event at first use, not for
-   * every stored event at boot, so startup does not grow with the events stored. Past its retention the
-   * event may have no keys left (the sweeper deletes them): nothing is re-created then.
+   * every stored event at boot, so startup does not grow with the events stored. An event whose keys
+   * the sweep deleted is not written again (markBooked refuses it by its tombstone, in Redis).
    */
   private async repair(id: string, startsAt: Date): Promise<void> {
-    if (Date.now() >= startsAt.getTime() + this.eventRetentionMs) {
-      return;
-    }
     await this.holds.registerEvent(id, startsAt);
     const booked = await this.db
       .getRepository(BookingSeatEntity)

@@ -55,6 +55,8 @@
  *   outbox  STREAM one SeatExpired record per freed seat (field eventId), appended by the script that
  *                 freed it; relayed by the shard's one owner, so one event's records reach Kafka in order
  *   outbox:malformed STREAM records the relay could not turn into a SeatExpired
+ *   ended   ZSET  eventId -> when the sweep deleted the event's keys: a tombstone, so that no later write
+ *                 re-creates them (lua/event-retention.lua); kept 30 days (EVENT_TOMBSTONE_KEEP_MS)
  *
  * Locks: seat locks `seat:{s<k>}:<eventId>:<seatId>` (holds/seat-lock.ts) draw fencing tokens from the
  * shard's counter `lock:fence:{s<k>}` (DistributedLockService.fenceKey('{s<k>}')), which every hold script
@@ -92,6 +94,7 @@ export interface ShardKeys {
   gc: string;
   events: string;
   outbox: string;
+  ended: string;
 }
 
 /** Registry of live instances (membership heartbeats for the fair share of shards): one key, no tag. */
@@ -152,7 +155,13 @@ export class HoldLayout {
 
   shardKeys(shard: number): ShardKeys {
     const base = `hold:${this.tagOf(shard)}:`;
-    return { due: `${base}due`, gc: `${base}gc`, events: `${base}events`, outbox: `${base}outbox` };
+    return {
+      due: `${base}due`,
+      gc: `${base}gc`,
+      events: `${base}events`,
+      outbox: `${base}outbox`,
+      ended: `${base}ended`,
+    };
   }
 
   /** The keys of an event's hold buckets 0 .. count - 1 (count = 2^hl + hp of its meta), holds then due. */

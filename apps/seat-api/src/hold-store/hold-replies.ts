@@ -65,6 +65,8 @@ export function toCreateResult(eventId: string, reply: ScriptReply): CreateHoldR
       return { ok: false, error: 'STALE_FENCING_TOKEN' };
     case 'NOT_LOCKED':
       return { ok: false, error: 'NOT_LOCKED' };
+    case 'EVENT_ENDED':
+      return { ok: false, error: 'EVENT_ENDED' };
     default:
       throw new Error(`holdCreate: unexpected reply ${String(reply[0])}`);
   }

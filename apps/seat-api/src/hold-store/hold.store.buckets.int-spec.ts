@@ -213,12 +213,13 @@ it('garbage collection forgets records in every bucket and counts them out; an e
   const { redis: r2, store: s2 } = openHoldStore(short);
   try {
     const eventId = newEventId();
-    await s2.registerEvent(eventId, new Date(Date.now() - 3_600_000));
     const ids: string[] = [];
     for (let i = 0; i < 150; i++) {
       const h = await createdHold(s2, eventId, [`G-${i}`], { user: `g${i}`, fence: 0 });
       ids.push(h.holdId);
     }
+    // then its retention passes: no new hold from here on, its keys go once nothing is live or kept
+    await s2.registerEvent(eventId, new Date(Date.now() - 3_600_000));
     const { count } = await bucketState(eventId);
     expect(count).toBe(Math.ceil(150 / BUCKET_SPLIT_LOAD));
     for (const holdId of ids) {

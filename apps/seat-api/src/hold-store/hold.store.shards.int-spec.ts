@@ -126,12 +126,13 @@ describe('old events leave', () => {
   it('removes every key of an event past start + retention once no hold is live; keeps one with a live hold', async () => {
     const old = newEventId();
     const busy = newEventId();
-    const longAgo = new Date(Date.now() - 3 * DAY); // retention 2 days: both are past it
-    await store.registerEvent(old, longAgo);
-    await store.registerEvent(busy, longAgo);
     const ended = await hold(old, 'A-1', 200);
     const live = await hold(busy, 'A-1', 60_000);
     await store.markBooked(old, ['B-1']);
+    // then their retention passes (2 days after a start 3 days ago): no new hold is taken from here on
+    const longAgo = new Date(Date.now() - 3 * DAY);
+    await store.registerEvent(old, longAgo);
+    await store.registerEvent(busy, longAgo);
     const endedAt = (await store.getHold(ended))!.expireAtMs;
     await eventually(async () => (await redisNow()) > endedAt, 5000, 'the hold of the old event is over');
     expect(await eventKeysPresent(old)).not.toEqual([]);

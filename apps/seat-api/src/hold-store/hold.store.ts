@@ -271,7 +271,10 @@ export class HoldStore implements OnModuleInit {
   async registerEvent(eventId: string, startsAt: Date): Promise<void> {
     HoldIds.prefixOf(eventId);
     const until = startsAt.getTime() + this.eventRetentionMs;
-    await this.redis.zadd(this.layout.shardKeys(this.layout.shardOf(eventId)).events, until, eventId);
+    const shard = this.layout.shardOf(eventId);
+    await this.redis.zadd(this.layout.shardKeys(shard).events, until, eventId);
+    // its removal is work of the shard's sweep, due then (hold-keys.ts, WAKE_KEY)
+    await this.redis.zadd(WAKE_KEY, 'LT', until, shard);
   }
 
   /** The outbox stream key of a shard, without the client's keyPrefix (ioredis adds it). */

@@ -63,7 +63,9 @@ export type CreateHoldResult =
   | { ok: false; error: 'HOLD_LIMIT_EXCEEDED'; heldSeats: number; limit: number }
   | { ok: false; error: 'STALE_FENCING_TOKEN' }
   /** The seat lock given to createHold was not (or no longer) the caller's when the script ran. */
-  | { ok: false; error: 'NOT_LOCKED' };
+  | { ok: false; error: 'NOT_LOCKED' }
+  /** The event is over by Redis time: past its retain-until, or its keys deleted (nothing was written). */
+  | { ok: false; error: 'EVENT_ENDED' };
 
 /**
  * Whether a createHold given `lock` and `letGoOfLock` deleted the lock's keys: with every answer but

@@ -264,6 +264,11 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
         throw holdLimitExceeded(r.heldSeats, r.limit);
       case 'STALE_FENCING_TOKEN':
         throw staleFence('hold');
+      case 'EVENT_ENDED':
+        throw new DomainError(
+          ErrorCode.EVENT_ENDED,
+          `Event ${eventId} is over: its seats can no longer be held`,
+        );
       case 'NOT_LOCKED':
         // the seat lock was not ours when the script ran: another holder's (the pipelined attempt found it
         // busy), or the acquire reached Redis after the script (a Cluster node that had to be sent the

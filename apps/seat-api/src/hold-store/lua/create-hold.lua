@@ -9,7 +9,8 @@
 -- write: HeldLock.letGoInScript) every answer but NOT_LOCKED also deletes the seat lock's keys, last.
 -- A seat is taken only if it is free, or held by a hold whose expireAt has passed (that hold is
 -- expired on the spot, with its SeatExpired records). Replies {'OK', hold} | {'SEATS_UNAVAILABLE',
--- {seatId, reason}...} | {'HOLD_LIMIT_EXCEEDED', held, limit} | {'STALE_FENCING_TOKEN'} (see fence_ok()).
+-- {seatId, reason}...} | {'HOLD_LIMIT_EXCEEDED', held, limit} | {'STALE_FENCING_TOKEN'} (see fence_ok()) |
+-- {'EVENT_ENDED'}: the event is over by Redis time (event-retention.lua), and nothing is written.
 local hid, user, ttl, lifetime = ARGV[4], ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
 local limit, token, lock_owner = tonumber(ARGV[8]), tonumber(ARGV[9]), ARGV[10]
 local let_go = false
@@ -23,6 +24,7 @@ local function answer(reply)
   if let_go then lock_let_go(EVENT_SCRIPT_KEYS + 1) end
   return reply
 end
+if event_ended() then return answer({ 'EVENT_ENDED' }) end
 
 -- Splits bucket p into p and p + 2^L (linear hashing, hold-buckets.lua): moves the records and due
 -- entries whose code says so, in one HSET / HDEL / ZADD / ZREM per key. Only this bucket's entries move.

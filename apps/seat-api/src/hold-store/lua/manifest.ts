@@ -69,6 +69,9 @@ export const HOLD_CONSTANTS = {
   CHANGE_LOG_MAX_SEATS_PER_ENTRY: 1000,
   SEAT_EXPIRED_FIELDS: SEAT_EXPIRED_RECORD_FIELDS,
   SEAT_EXPIRED_TYPE,
+  // how long a deleted event's tombstone stays (event-retention.lua): far longer than any clock skew or
+  // delayed request, short enough that ended events do not add up in Redis for ever
+  EVENT_TOMBSTONE_KEEP_MS: 30 * 86_400_000,
 } as const;
 
 /**
@@ -78,6 +81,7 @@ export const HOLD_CONSTANTS = {
  */
 export const HOLD_HELPERS = [
   'call-state.lua',
+  'event-retention.lua',
   'change-tracking.lua',
   'hold-buckets.lua',
   'write-batch.lua',

@@ -4,6 +4,8 @@
 -- expiry take the seat back. A live hold that held it thus loses it (seats.lua own()): its extend and
 -- confirm answer SEATS_LOST, its release and expiry leave the seat BOOKED. A CONFIRMING hold whose own
 -- booking this is still finishes (FINISH_CONFIRM accepts booked seats). Returns how many seats changed.
+-- An event whose keys the sweep deleted is not written (event-retention.lua): 0.
+if event_removed() then return 0 end
 local n = 0
 for i = 4, #ARGV do
   local state, _, _, fence = seat(ARGV[i])

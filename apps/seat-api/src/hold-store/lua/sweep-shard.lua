@@ -20,8 +20,10 @@
 --      the AOF and replicas. Safe from several callers at once: a hold is expired by one script run.
 --   2. gc: ended holds past their retention are forgotten (shard gc head, then the event's gc index).
 --   3. events: an event past its retain-until (start + HOLD_EVENT_RETENTION_SECONDS) with no live hold
---      (empty due head) loses all its keys (UNLINK: freed off Redis's main thread). One that still has
---      a live hold is looked at again when its last due bucket is due.
+--      (empty due head) loses all its keys (UNLINK: freed off Redis's main thread) and leaves a tombstone
+--      in the shard's ended index, so that no later write re-creates them (event-retention.lua);
+--      tombstones older than EVENT_TOMBSTONE_KEEP_MS go. One that still has a live hold is looked at
+--      again when its last due bucket is due.
 --
 -- Replies {expiredHolds, expiredSeats, forgottenHolds, removedEvents, more, stuck...}.
 local batch, recheck = tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -132,6 +134,7 @@ for _, ev in ipairs(redis.call('ZRANGEBYSCORE', K_SGC, '-inf', NOW, 'LIMIT', 0, 
   follow(K_SGC, K_GC, ev)
 end
 
+local K_SENDED = SHARD_BASE .. 'ended'
 for _, ev in ipairs(redis.call('ZRANGEBYSCORE', K_SEVENTS, '-inf', NOW, 'LIMIT', 0, maxRemoved)) do
   use_event(ev)
   if redis.call('ZCARD', K_DUE) == 0 then
@@ -151,6 +154,8 @@ for _, ev in ipairs(redis.call('ZRANGEBYSCORE', K_SEVENTS, '-inf', NOW, 'LIMIT',
     redis.call('ZREM', K_SDUE, ev)
     redis.call('ZREM', K_SGC, ev)
     redis.call('ZREM', K_SEVENTS, ev)
+    -- the tombstone: no later write re-creates the keys (event-retention.lua)
+    redis.call('ZADD', K_SENDED, NOW, ev)
     removed = removed + 1
   else
     -- looked at again once its last bucket is due (at least eventRecheck from now)
@@ -159,6 +164,9 @@ for _, ev in ipairs(redis.call('ZRANGEBYSCORE', K_SEVENTS, '-inf', NOW, 'LIMIT',
     if last[2] and tonumber(last[2]) > at then at = tonumber(last[2]) end
     redis.call('ZADD', K_SEVENTS, at, ev)
   end
+end
+if removed > 0 then
+  redis.call('ZREMRANGEBYSCORE', K_SENDED, '-inf', NOW - EVENT_TOMBSTONE_KEEP_MS)
 end
 
 local reply = { holds, seats, forgotten, removed, more and 1 or 0 }
