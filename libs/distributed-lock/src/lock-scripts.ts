@@ -5,8 +5,8 @@ import { LOCK_LUA_DIR, LOCK_SCRIPTS } from './lua/manifest';
 type ScriptCommands = Record<keyof typeof LOCK_SCRIPTS, (...a: unknown[]) => Promise<unknown>>;
 
 /**
- * The lock's Lua scripts as typed calls: each is one EVALSHA (a client from @app/redis loads them on every
- * connection; a plain ioredis client sends EVAL once per connection).
+ * The lock's Lua scripts (lua/manifest.ts) as typed calls, each defined on the client with ioredis's
+ * defineCommand: one EVALSHA per call (EVAL when Redis lost the script).
  * The commands are looked up on the client at each call, so a test can spy on `redis.dlockAcquire`.
  */
 export class LockScripts {

@@ -1,14 +1,12 @@
 import { Logger } from '@nestjs/common';
 import Redis, { Cluster } from 'ioredis';
 import { createClusterClient } from './create-cluster-client';
-import { sendScriptsAsEvalsha } from './script-commands';
 import { reconnectDelayMs, RedisClient, RedisClientOptions } from './redis-client-options';
 
 /**
  * An ioredis client that fails fast instead of hanging: no offline queue (a command sent while
  * disconnected is rejected at once), a bounded command timeout and one retry per request.
  * It keeps reconnecting in the background (capped backoff), so it recovers when Redis returns.
- * Scripts defined on it go out as plain EVALSHA (script-commands.ts).
  * With `clusterNodes` it is an ioredis Cluster with the same behaviour (create-cluster-client.ts).
  */
 export function createRedisClient(options: RedisClientOptions): RedisClient {
@@ -28,7 +26,6 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
       retryStrategy: reconnectDelayMs,
       reconnectOnError: () => false,
     });
-    sendScriptsAsEvalsha(client);
   } else {
     throw new Error('createRedisClient needs a url (single Redis) or clusterNodes (Redis Cluster)');
   }
