@@ -51,7 +51,8 @@
  *                 seat what they were (hold entries stay 11-char hids inside the event's keys).
  *   gc      ZSET  eventId -> the earliest time an ended hold of the event may be forgotten (same rule)
  *   events  ZSET  eventId -> retain-until (event start + HOLD_EVENT_RETENTION_SECONDS): past it, an event
- *                 with no live hold (empty due) loses all its keys, by the shard's sweep
+ *                 with no live hold (empty due) and no ended hold kept (empty gc) loses all its keys, by
+ *                 the shard's sweep
  *   outbox  STREAM one SeatExpired record per freed seat (field eventId), appended by the script that
  *                 freed it; relayed by the shard's one owner, so one event's records reach Kafka in order
  *   outbox:malformed STREAM records the relay could not turn into a SeatExpired

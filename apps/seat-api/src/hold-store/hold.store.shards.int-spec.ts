@@ -10,6 +10,7 @@ import { DistributedLockService } from '@app/distributed-lock';
 import { eventually } from '@test/support/eventually';
 import { createdHold, retainUntil } from '@test/support/hold-store';
 import { eventIdsInDistinctShards } from '@test/support/shard-events';
+import { HoldIds } from './hold-ids';
 import { fnv1a32, HoldLayout } from './hold-keys';
 import { HoldStore } from './hold.store';
 
@@ -123,7 +124,7 @@ describe('shard sweep', () => {
 });
 
 describe('old events leave', () => {
-  it('removes every key of an event past start + retention once no hold is live; keeps one with a live hold', async () => {
+  it('removes every key of an event past start + retention once no hold is live or kept; keeps one with a live hold', async () => {
     const old = newEventId();
     const busy = newEventId();
     const ended = await hold(old, 'A-1', 200);
@@ -142,15 +143,31 @@ describe('old events leave', () => {
     expect((await store.getHold(live))?.status).toBe('ACTIVE');
     expect(await retainUntil(redis, store, busy)).toBe((await store.getHold(live))!.expireAtMs);
 
-    // the old event: its last hold expires (with its SeatExpired), then the event's keys go
+    // the old event: its last hold expires (with its SeatExpired); the ended hold stays readable for
+    // HOLD_RETENTION_SECONDS, and the event's keys with it
+    const k = store.layout.shardKeys(store.layout.shardOf(old));
     const r = await store.sweepShard(store.layout.shardOf(old), 100);
-    expect(r).toMatchObject({ expiredSeats: 1, removedEvents: 1 });
+    expect(r).toMatchObject({ expiredSeats: 1, removedEvents: 0 });
+    expect((await store.getHold(ended))?.status).toBe('EXPIRED');
+    const forgetAt = Number(await redis.zscore(k.gc, old));
+    expect(await retainUntil(redis, store, old)).toBe(forgetAt);
+
+    // once the ended hold is forgotten (its retention made to pass now), the event's keys go, leaving a tombstone
+    const now = await redisNow();
+    await redis.zadd(store.layout.eventKeys(old).gc, now, HoldIds.parse(ended)!.hid);
+    await redis.zadd(k.gc, now, old);
+    await redis.zadd(k.events, now, old);
+    const gone = await store.sweepShard(store.layout.shardOf(old), 100);
+    expect(gone).toMatchObject({ forgottenHolds: 1, removedEvents: 1 });
     expect(await eventKeysPresent(old)).toEqual([]);
     expect(await retainUntil(redis, store, old)).toBeNull();
-    const k = store.layout.shardKeys(store.layout.shardOf(old));
     expect(await redis.zscore(k.due, old)).toBeNull();
     expect(await redis.zscore(k.gc, old)).toBeNull();
+    expect(await redis.zscore(k.ended, old)).not.toBeNull();
     expect(await redis.xlen(k.outbox)).toBe(1); // the record of the last expiry still goes out
+    // nothing writes its keys again: the repair and a hold are refused by the tombstone
+    expect(await store.markBooked(old, ['B-1'])).toBe(0);
+    expect(await eventKeysPresent(old)).toEqual([]);
   });
 
   it('keeps an event whose retention has not passed, with or without holds', async () => {

@@ -20,10 +20,12 @@
 --      the AOF and replicas. Safe from several callers at once: a hold is expired by one script run.
 --   2. gc: ended holds past their retention are forgotten (shard gc head, then the event's gc index).
 --   3. events: an event past its retain-until (start + HOLD_EVENT_RETENTION_SECONDS) with no live hold
---      (empty due head) loses all its keys (UNLINK: freed off Redis's main thread) and leaves a tombstone
---      in the shard's ended index, so that no later write re-creates them (event-retention.lua);
---      tombstones older than EVENT_TOMBSTONE_KEEP_MS go. One that still has a live hold is looked at
---      again when its last due bucket is due.
+--      (empty due head) and no ended hold still kept (empty gc: an ended hold stays readable for
+--      HOLD_RETENTION_SECONDS, whenever it ended) loses all its keys (UNLINK: freed off Redis's main
+--      thread) and leaves a tombstone in the shard's ended index, so that no later write re-creates them
+--      (event-retention.lua); tombstones older than EVENT_TOMBSTONE_KEEP_MS go. One that still has a
+--      live or kept hold is looked at again when its last due bucket is due and its last ended hold
+--      forgotten.
 --
 -- Replies {expiredHolds, expiredSeats, forgottenHolds, removedEvents, more, stuck...}.
 local batch, recheck = tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -137,7 +139,8 @@ end
 local K_SENDED = SHARD_BASE .. 'ended'
 for _, ev in ipairs(redis.call('ZRANGEBYSCORE', K_SEVENTS, '-inf', NOW, 'LIMIT', 0, maxRemoved)) do
   use_event(ev)
-  if redis.call('ZCARD', K_DUE) == 0 then
+  -- nothing live (due) and nothing kept (gc: ended holds stay readable HOLD_RETENTION_SECONDS)
+  if redis.call('ZCARD', K_DUE) == 0 and redis.call('ZCARD', K_GC) == 0 then
     -- every bucket's keys (due:<b> are empty, hence gone, when the head is: listed in case)
     buckets_ready()
     local keys = { K_SEATS, K_DUE, K_USERS, K_GC, K_CHANGES }
@@ -158,10 +161,13 @@ for _, ev in ipairs(redis.call('ZRANGEBYSCORE', K_SEVENTS, '-inf', NOW, 'LIMIT',
     redis.call('ZADD', K_SENDED, NOW, ev)
     removed = removed + 1
   else
-    -- looked at again once its last bucket is due (at least eventRecheck from now)
-    local last = redis.call('ZRANGE', K_DUE, -1, -1, 'WITHSCORES')
+    -- looked at again once its last bucket is due and its last ended hold forgotten (at least
+    -- eventRecheck from now)
     local at = NOW + eventRecheck
-    if last[2] and tonumber(last[2]) > at then at = tonumber(last[2]) end
+    for _, index in ipairs({ K_DUE, K_GC }) do
+      local last = redis.call('ZRANGE', index, -1, -1, 'WITHSCORES')
+      if last[2] and tonumber(last[2]) > at then at = tonumber(last[2]) end
+    end
     redis.call('ZADD', K_SEVENTS, at, ev)
   end
 end
