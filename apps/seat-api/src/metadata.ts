@@ -6,6 +6,7 @@ export default async () => {
     ['./audit/audit-log']: await import('./audit/audit-log'),
     ['./audit/dto/audit-page.view']: await import('./audit/dto/audit-page.view'),
     ['./expiry/dto/expirations-page.view']: await import('./expiry/dto/expirations-page.view'),
+    ['./holds/admin/dto/bookings-page.view']: await import('./holds/admin/dto/bookings-page.view'),
     ['./holds/hold.view']: await import('./holds/hold.view'),
     ['./seat-map/seat-map.view']: await import('./seat-map/seat-map.view'),
     ['./catalogue/created-event.view']: await import('./catalogue/created-event.view'),
@@ -158,6 +159,33 @@ export default async () => {
           },
         ],
         [
+          import('./holds/admin/dto/bookings-page.view'),
+          {
+            StaffBookingView: {
+              userId: { required: true, type: () => String },
+              bookedAt: { required: true, type: () => String },
+            },
+            BookingsPageView: {
+              eventId: { required: true, type: () => String },
+              total: { required: true, type: () => Number },
+              items: {
+                required: true,
+                type: () => [t['./holds/admin/dto/bookings-page.view'].StaffBookingView],
+              },
+            },
+          },
+        ],
+        [
+          import('./holds/admin/dto/list-bookings.query'),
+          {
+            ListBookingsQuery: {
+              limit: { required: true, type: () => Number, default: 100, minimum: 1, maximum: 1000 },
+              offset: { required: true, type: () => Number, default: 0, minimum: 0 },
+              orderId: { required: false, type: () => String, pattern: '^[A-Za-z0-9._:-]{1,100}$' },
+            },
+          },
+        ],
+        [
           import('./holds/admin/dto/holds-page.view'),
           {
             HoldsPageView: {
@@ -271,6 +299,14 @@ export default async () => {
               extendHold: { type: t['./holds/hold.view'].HoldView },
               releaseHold: {},
               confirmHold: { type: t['./holds/hold.view'].BookingView },
+            },
+          },
+        ],
+        [
+          import('./holds/admin/staff-bookings.controller'),
+          {
+            StaffBookingsController: {
+              listBookings: { type: t['./holds/admin/dto/bookings-page.view'].BookingsPageView },
             },
           },
         ],

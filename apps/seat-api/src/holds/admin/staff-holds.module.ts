@@ -4,13 +4,14 @@ import { CatalogueModule } from '../../catalogue/catalogue.module';
 import { HoldStoreModule } from '../../hold-store';
 import { ConfirmModule } from '../confirm/confirm.module';
 import { SeatLockSettings } from '../seat-lock';
+import { StaffBookingsController } from './staff-bookings.controller';
 import { StaffHoldsController } from './staff-holds.controller';
 import { StaffHoldsService } from './staff-holds.service';
 
-/** Box-office staff actions on holds (agent, admin roles), each recorded in the event's audit. */
+/** Box-office staff on holds and bookings (agent, admin roles); each change is recorded in the event's audit. */
 @Module({
   imports: [HoldStoreModule, CatalogueModule, ConfirmModule, AuditModule],
-  controllers: [StaffHoldsController],
+  controllers: [StaffHoldsController, StaffBookingsController],
   providers: [StaffHoldsService, SeatLockSettings],
 })
 export class StaffHoldsModule {}

@@ -1,0 +1,14 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { BookingView } from '../../hold.view';
+
+/** A booking as staff see it: whose it is and when it was made, besides what its customer sees. */
+export class StaffBookingView extends BookingView {
+  @ApiProperty({ description: 'the customer (the hold holder)' }) userId!: string;
+  @ApiProperty({ format: 'date-time' }) bookedAt!: string;
+}
+
+export class BookingsPageView {
+  @ApiProperty({ format: 'uuid' }) eventId!: string;
+  @ApiProperty({ description: "all the event's bookings (with ?orderId: that order's)" }) total!: number;
+  @ApiProperty({ type: [StaffBookingView], description: 'oldest first' }) items!: StaffBookingView[];
+}
