@@ -7,6 +7,7 @@ import { Roles } from '../auth/auth.decorators';
 import { CatalogueService } from './catalogue.service';
 import { CreatedEventView } from './created-event.view';
 import { CreateEventDto } from './dto/create-event.dto';
+import { EventPolicyService } from './policy/event-policy.service';
 
 /** Events and their seat layouts. The seat map of an event is the seat-map module's (seat-map/). */
 @ApiTags('events')
@@ -16,7 +17,10 @@ export class CatalogueController {
   /** The lines that say what a request did, with its requestId (common/request-id.decorator.ts says why here). */
   private readonly logger = new Logger('Catalogue');
 
-  constructor(private readonly catalogue: CatalogueService) {}
+  constructor(
+    private readonly catalogue: CatalogueService,
+    private readonly policies: EventPolicyService,
+  ) {}
 
   @Post()
   @Roles('admin')
@@ -25,6 +29,7 @@ export class CatalogueController {
   @ApiResponse({ status: 201, type: CreatedEventView })
   @ApiErrors(ErrorCode.FORBIDDEN, ErrorCode.PAYLOAD_TOO_LARGE, ErrorCode.UNSUPPORTED_MEDIA_TYPE)
   async createEvent(@Body() dto: CreateEventDto, @RequestId() requestId: string): Promise<CreatedEventView> {
+    this.policies.assertUsable(dto.settings); // limits that cannot work together: 400, nothing written
     const created = await this.catalogue.createEvent(dto);
     this.logger.log({ msg: 'event created', requestId, eventId: created.eventId, seats: created.seatCount });
     return created;

@@ -3,11 +3,14 @@ import { HoldStoreModule } from '../hold-store';
 import { CatalogueController } from './catalogue.controller';
 import { CatalogueService } from './catalogue.service';
 import { DemoSeedService } from './demo-seed.service';
+import { EventsController } from './events.controller';
+import { EventPolicyService } from './policy/event-policy.service';
+import { EventsReader } from './read/events-reader.service';
 
 @Module({
   imports: [HoldStoreModule],
-  controllers: [CatalogueController],
-  providers: [CatalogueService, DemoSeedService],
-  exports: [CatalogueService],
+  controllers: [CatalogueController, EventsController],
+  providers: [CatalogueService, DemoSeedService, EventPolicyService, EventsReader],
+  exports: [CatalogueService, EventPolicyService],
 })
 export class CatalogueModule {}

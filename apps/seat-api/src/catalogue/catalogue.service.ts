@@ -8,6 +8,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { HoldStore } from '../hold-store';
 import { CreateEventDto, MAX_SEATS_PER_EVENT } from './dto/create-event.dto';
+import { ownColumns } from './policy/event-policy';
 import { CatalogueSeat, EventSeats, SeatCache } from './seat-cache';
 
 /**
@@ -71,6 +72,7 @@ export class CatalogueService implements OnModuleDestroy {
         name: dto.name,
         startsAt: new Date(dto.startsAt),
         seatCount: seats.length,
+        ...ownColumns(dto.settings),
       });
       for (let i = 0; i < seats.length; i += 2000) {
         await tx.insert(SeatEntity, seats.slice(i, i + 2000));
@@ -93,20 +95,8 @@ export class CatalogueService implements OnModuleDestroy {
     return this.seatCache.get(eventId);
   }
 
-  /**
-   * The seats of an event whose state Redis still has: once the shard's sweep deleted the event's keys
-   * (past its retention, nothing of it live or kept), its booked seats are gone from Redis too, and a
-   * seat map read from there would show them AVAILABLE: refused, 409 EVENT_ENDED.
-   */
   async requireSeats(eventId: string): Promise<EventSeats> {
-    const seats = await this.existingSeats(eventId);
-    if (await this.holds.eventRemoved(eventId)) {
-      throw new DomainError(
-        ErrorCode.EVENT_ENDED,
-        `Event ${eventId} is over: its seat map is no longer kept`,
-      );
-    }
-    return seats;
+    return this.existingSeats(eventId);
   }
 
   /**

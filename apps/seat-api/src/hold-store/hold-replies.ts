@@ -18,6 +18,8 @@ type RawHold = [
   number,
   number,
   number,
+  number?,
+  number?,
 ];
 
 export function toHoldRecord(eventId: string, raw: unknown): HoldRecord {
@@ -37,6 +39,8 @@ export function toHoldRecord(eventId: string, raw: unknown): HoldRecord {
     endedAtMs: Number(r[10]) || null,
     confirmDeadlineMs: Number(r[11]) || null,
     nowMs: Number(r[12]),
+    maxExtensions: r[13] === undefined || Number(r[13]) < 0 ? null : Number(r[13]),
+    maxTtlMs: Number(r[14] ?? 0) || null,
   };
 }
 
@@ -65,6 +69,8 @@ export function toCreateResult(eventId: string, reply: ScriptReply): CreateHoldR
       return { ok: false, error: 'STALE_FENCING_TOKEN' };
     case 'NOT_LOCKED':
       return { ok: false, error: 'NOT_LOCKED' };
+    case 'POLICY_CHANGED':
+      return { ok: false, error: 'POLICY_CHANGED', current: String(reply[1]) };
     case 'EVENT_ENDED':
       return { ok: false, error: 'EVENT_ENDED' };
     default:

@@ -80,6 +80,14 @@ export class HoldStore implements OnModuleInit {
     maxSeatsPerUser: number;
     fencingToken: number;
     /**
+     * The event policy version the hold was checked against (EventAdminStore): the hold is made only while
+     * it is still the event's, else POLICY_CHANGED. Left out, no version is checked (store-level tests).
+     */
+    policyVersion?: number;
+    /** The hold's own caps, kept in its record (HoldRecord.maxExtensions, maxTtlMs). */
+    maxExtensions?: number;
+    maxTtlMs?: number;
+    /**
      * The seat lock, checked in the script: the hold is made only while the lock is this one's, else
      * NOT_LOCKED. For a section pipelined with its acquire (fencingToken 0: the counter's value is used).
      */
@@ -106,6 +114,8 @@ export class HoldStore implements OnModuleInit {
       1,
     );
     assertWholeNumbers('createHold', { fencingToken: p.fencingToken }, 0);
+    assertWholeNumbers('createHold', { policyVersion: p.policyVersion ?? 1, maxTtlMs: p.maxTtlMs ?? 1 }, 1);
+    assertWholeNumbers('createHold', { maxExtensions: p.maxExtensions ?? 0 }, 0);
     const ack = this.acks.before(this.scripts.slotKeyOf(p.eventId));
     const reply = (await this.scripts.onEvent(
       'holdCreate',
@@ -119,6 +129,9 @@ export class HoldStore implements OnModuleInit {
         p.fencingToken,
         p.lock?.owner ?? '',
         p.lock && p.letGoOfLock ? '1' : '',
+        p.policyVersion ?? '',
+        p.maxExtensions ?? '',
+        p.maxTtlMs ?? '',
         ...p.seatIds,
       ],
       p.lock?.keys,
@@ -266,7 +279,7 @@ export class HoldStore implements OnModuleInit {
 
   /**
    * Enters the event in its shard's events index with retain-until = start + HOLD_EVENT_RETENTION_SECONDS:
-   * past it, once no hold is live or kept, the shard's sweep removes the event's keys. Idempotent.
+   * past it, once no hold is live, the shard's sweep removes the event's keys. Idempotent.
    */
   async registerEvent(eventId: string, startsAt: Date): Promise<void> {
     HoldIds.prefixOf(eventId);
@@ -275,15 +288,6 @@ export class HoldStore implements OnModuleInit {
     await this.redis.zadd(this.layout.shardKeys(shard).events, until, eventId);
     // its removal is work of the shard's sweep, due then (hold-keys.ts, WAKE_KEY)
     await this.redis.zadd(WAKE_KEY, 'LT', until, shard);
-  }
-
-  /**
-   * Whether the shard's sweep deleted the event's keys (its tombstone, lua/event-retention.lua): what they
-   * held is gone from Redis, so nothing read from them (a seat map) may be shown as the event's state.
-   */
-  async eventRemoved(eventId: string): Promise<boolean> {
-    const ended = this.layout.shardKeys(this.layout.shardOf(eventId)).ended;
-    return (await this.redis.zscore(ended, eventId)) !== null;
   }
 
   /** The outbox stream key of a shard, without the client's keyPrefix (ioredis adds it). */

@@ -32,6 +32,13 @@ export interface HoldRecord {
   confirmDeadlineMs: number | null;
   /** Redis TIME when this record was read: compute expiresInSeconds from it, never from the app clock. */
   nowMs: number;
+  /**
+   * The hold's own caps, given when it was made (the event's settings then): how often it may be
+   * extended, and the longest ttl an extension may ask. null: not recorded (a hold made before they were);
+   * absent: a hold read from its booking, which is over.
+   */
+  maxExtensions?: number | null;
+  maxTtlMs?: number | null;
 }
 
 export interface SeatConflict {
@@ -64,6 +71,8 @@ export type CreateHoldResult =
   | { ok: false; error: 'STALE_FENCING_TOKEN' }
   /** The seat lock given to createHold was not (or no longer) the caller's when the script ran. */
   | { ok: false; error: 'NOT_LOCKED' }
+  /** The event's policy version is no longer the one given (`current`: the stored one, '' for none). */
+  | { ok: false; error: 'POLICY_CHANGED'; current: string }
   /** The event is over by Redis time: past its retain-until, or its keys deleted (nothing was written). */
   | { ok: false; error: 'EVENT_ENDED' };
 

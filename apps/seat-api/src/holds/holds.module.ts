@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CatalogueModule } from '../catalogue/catalogue.module';
+import { EventCancellationController } from './cancel/event-cancellation.controller';
+import { EventCancellation } from './cancel/event-cancellation.service';
 import { ConfirmHoldUseCase } from './confirm/confirm-hold.use-case';
 import { ConfirmModule } from './confirm/confirm.module';
 import { HoldsController } from './holds.controller';
@@ -12,9 +14,10 @@ import { HoldStoreModule } from '../hold-store';
 
 @Module({
   imports: [HoldStoreModule, CatalogueModule, ConfirmModule],
-  controllers: [HoldsController],
+  controllers: [HoldsController, EventCancellationController],
   providers: [
     HoldsService,
+    EventCancellation,
     ConfirmHoldUseCase,
     SeatLockSettings,
     SeatDemand,

@@ -4,6 +4,13 @@ import { currentLock, DistributedLock, LockNotOwnedError } from '@app/distribute
 import { AuthUser } from '../auth/auth-user';
 import { hasRole, Role } from '../auth/roles';
 import { CatalogueService } from '../catalogue/catalogue.service';
+import { EventPolicy } from '../catalogue/policy/event-policy';
+import {
+  eventCancelled,
+  eventNotFound,
+  EventPolicyService,
+  salesClosed,
+} from '../catalogue/policy/event-policy.service';
 import { BookingRepository } from './booking.repository';
 import { ConfirmHoldUseCase, ConfirmResult } from './confirm/confirm-hold.use-case';
 import { ConfirmSettlement } from './confirm/confirm-settlement';
@@ -40,6 +47,11 @@ export { seatLockKeys } from './seat-lock';
 const READ_SETTLE_TIMEOUT_MS = 1000;
 /** The same, inside a locked extend or release (the lock's lease is running). */
 const LOCKED_SETTLE_TIMEOUT_MS = 1000;
+/** Holds sent again under a reloaded policy when the event's settings changed meanwhile, at most. */
+const POLICY_ATTEMPTS = 3;
+
+/** The hold store refused a hold: the event's settings changed since its policy was read (see createHold). */
+class PolicyChanged extends Error {}
 
 /**
  * Hold, extend, release (confirm: confirm/confirm-hold.use-case.ts). Each change locks the seats it
@@ -69,6 +81,7 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
     /** Read by SEAT_LOCK / HOLD_SEAT_LOCK (seat-lock.ts) on each locked call. */
     readonly seatLock: SeatLockSettings,
     private readonly demand: SeatDemand,
+    private readonly policies: EventPolicyService,
   ) {}
 
   async hold(user: AuthUser, eventId: string, seatIds: string[], ttlSeconds?: number): Promise<HoldView> {
@@ -92,12 +105,6 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
     seatIds: string[],
     ttlSeconds?: number,
   ): Promise<HoldRecord> {
-    const limits = this.config.holds;
-    const ttl = ttlSeconds ?? limits.defaultTtlSeconds;
-    this.assertTtl(ttl);
-    if (seatIds.length > limits.maxSeatsPerHold) {
-      throw tooManySeats(limits.maxSeatsPerHold);
-    }
     // an event past its retention may have no keys left in Redis: refused (EVENT_ENDED), never re-created
     const catalogue = await this.catalogue.requireSeatsToHold(eventId);
     const unknown = seatIds.filter((s) => !catalogue.has(s));
@@ -115,10 +122,86 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
         throw seatsUnavailable(taken);
       }
     }
-    // the id is drawn before the hold is sent: if its reply is lost, the service still knows what to undo
-    const holdId = HoldIds.generate(eventId);
-    const sent = { holdId, eventId, userId: user.id, seatIds: sorted, untilMs: Date.now() + ttl * 1000 };
-    return this.unanswered.run(sent, () => this.lockedCreate(eventId, sorted, user.id, ttl * 1000, holdId));
+    // The event's settings (sales open, limits), as this instance last read them: the store makes the hold
+    // only under that policy's version, else POLICY_CHANGED and it is sent again under the reloaded one
+    let policy = await this.policies.forHold(eventId);
+    for (let attempt = 1; ; attempt++) {
+      if (!policy) {
+        throw eventNotFound(eventId);
+      }
+      const refusal = this.refusalUnder(policy, sorted.length, ttlSeconds);
+      if (refusal) {
+        // a kept policy may be older than Redis's version (reopened on another instance): refuse on the current one
+        const current = await this.policies.confirmed(policy);
+        if (current === policy || attempt >= POLICY_ATTEMPTS) {
+          throw refusal;
+        }
+        policy = current;
+        continue;
+      }
+      const ttl = ttlSeconds ?? policy.limits.defaultHoldTtlSeconds;
+      // the id is drawn before the hold is sent: if its reply is lost, the service still knows what to undo
+      const holdId = HoldIds.generate(eventId);
+      const sent = { holdId, eventId, userId: user.id, seatIds: sorted, untilMs: Date.now() + ttl * 1000 };
+      const under = policy;
+      try {
+        return await this.unanswered.run(sent, () =>
+          this.lockedCreate(eventId, sorted, user.id, ttl * 1000, holdId, under),
+        );
+      } catch (e) {
+        if (!(e instanceof PolicyChanged) || attempt >= POLICY_ATTEMPTS) {
+          throw e instanceof PolicyChanged ? policyBusy() : e;
+        }
+        policy = await this.policies.reload(eventId);
+      }
+    }
+  }
+
+  /** Why `policy` refuses this hold, if it does: sales closed or cancelled, too many seats, ttl out of range. */
+  private refusalUnder(policy: EventPolicy, seats: number, ttlSeconds?: number): DomainError | null {
+    if (policy.sales === 'CANCELLED') {
+      return eventCancelled(policy.eventId);
+    }
+    if (policy.sales === 'CLOSED') {
+      return salesClosed(policy.eventId);
+    }
+    if (seats > policy.limits.maxSeatsPerHold) {
+      return tooManySeats(policy.limits.maxSeatsPerHold);
+    }
+    const { minTtlSeconds } = this.config.holds;
+    const max = policy.limits.maxHoldTtlSeconds;
+    if (ttlSeconds !== undefined && (ttlSeconds < minTtlSeconds || ttlSeconds > max)) {
+      return ttlOutOfRange(minTtlSeconds, max);
+    }
+    return null;
+  }
+
+  /**
+   * Releases one live hold of a cancelled event as its owner would (seat lock, fencing, a CONFIRMING
+   * hold decided from PostgreSQL first). 'released', or 'booked' when a confirm got there first, or
+   * 'ended' when the hold had already ended.
+   */
+  async releaseForCancel(hold: {
+    eventId: string;
+    holdId: string;
+    userId: string;
+    seatIds: string[];
+  }): Promise<'released' | 'booked' | 'ended'> {
+    const r = await busyIfLockLost(() =>
+      this.lockedRelease(hold.eventId, [...hold.seatIds].sort(), hold.holdId, hold.userId),
+    );
+    holdChanges.inc({ action: 'release', outcome: r.ok ? 'ok' : r.error });
+    if (r.ok) {
+      return r.hold.status === 'RELEASED' ? 'released' : 'ended';
+    }
+    switch (r.error) {
+      case 'HOLD_NOT_FOUND':
+        return 'ended';
+      case 'HOLD_CONFIRMED':
+        return 'booked';
+      case 'STALE_FENCING_TOKEN':
+        throw staleFence('release');
+    }
   }
 
   onModuleDestroy(): void {
@@ -163,10 +246,20 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
   /** `requestKey`: the same key again is the same extension retried (HoldStore.extendHold). */
   async extend(user: AuthUser, holdId: string, ttlSeconds: number, requestKey?: string): Promise<HoldView> {
     const limits = this.config.holds;
-    this.assertTtl(ttlSeconds);
     const hold = await this.ownHold(user, holdId);
+    // the hold's own terms, given when it was made (the deployment's for a hold that has none recorded)
+    const maxExtensions = hold.maxExtensions ?? limits.maxExtensions;
+    this.assertTtl(ttlSeconds, hold.maxTtlMs ? hold.maxTtlMs / 1000 : limits.maxTtlSeconds);
     const r = await busyIfLockLost(() =>
-      this.lockedExtend(hold.eventId, hold.seatIds, holdId, user.id, ttlSeconds * 1000, requestKey),
+      this.lockedExtend(
+        hold.eventId,
+        hold.seatIds,
+        holdId,
+        user.id,
+        ttlSeconds * 1000,
+        maxExtensions,
+        requestKey,
+      ),
     );
     holdChanges.inc({ action: 'extend', outcome: r.ok ? 'ok' : r.error });
     if (r.ok) {
@@ -178,9 +271,9 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
       case 'HOLD_NOT_ACTIVE':
         throw holdNotActive(r.hold);
       case 'HOLD_LIFETIME_EXCEEDED':
-        throw lifetimeExceeded(limits.maxLifetimeSeconds);
+        throw lifetimeExceeded((hold.maxExpireAtMs - hold.createdAtMs) / 1000);
       case 'EXTENSION_LIMIT_REACHED':
-        throw extensionLimitReached(limits.maxExtensions);
+        throw extensionLimitReached(maxExtensions);
       case 'SEATS_LOST':
         throw seatsLost(r.lostSeats);
       case 'STALE_FENCING_TOKEN':
@@ -232,9 +325,10 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
     userId: string,
     ttlMs: number,
     holdId: string,
+    policy: EventPolicy,
   ): Promise<HoldRecord> {
     const lock = currentLock();
-    const limits = this.config.holds;
+    const { limits } = policy;
     // a replica WAIT, and the undo of a hold it cannot confirm, still have to run under the lock
     const last = !this.store.confirmsOnReplicas;
     lock.assertValid();
@@ -244,8 +338,12 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
       userId,
       seatIds,
       ttlMs,
-      maxLifetimeMs: limits.maxLifetimeSeconds * 1000,
+      maxLifetimeMs: limits.maxHoldLifetimeSeconds * 1000,
       maxSeatsPerUser: limits.maxSeatsPerUser,
+      // the hold is made under this policy only, and keeps its caps in its record
+      policyVersion: policy.version,
+      maxExtensions: limits.maxExtensions,
+      maxTtlMs: limits.maxHoldTtlSeconds * 1000,
       // pipelined (HOLD_SEAT_LOCK): the script checks the lock is ours; 0 until the grant is known
       fencingToken: lock.fencingToken,
       lock: lock.ownership,
@@ -264,6 +362,8 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
         throw holdLimitExceeded(r.heldSeats, r.limit);
       case 'STALE_FENCING_TOKEN':
         throw staleFence('hold');
+      case 'POLICY_CHANGED':
+        throw new PolicyChanged();
       case 'EVENT_ENDED':
         throw new DomainError(
           ErrorCode.EVENT_ENDED,
@@ -285,12 +385,12 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
     holdId: string,
     userId: string,
     ttlMs: number,
+    maxExtensions: number,
     requestKey?: string,
   ) {
     const lock = currentLock(); // here, before any await (see currentLock)
     return this.afterSettling(() => {
       lock.assertValid();
-      const { maxExtensions } = this.config.holds;
       const fencingToken = lock.fencingToken;
       return this.store.extendHold({ holdId, userId, ttlMs, maxExtensions, fencingToken, requestKey });
     }, 'HOLD_NOT_ACTIVE');
@@ -332,9 +432,12 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
     return change();
   }
 
-  /** The allowed ttl range is a deployment setting (a test deployment may allow 1 s). */
-  private assertTtl(ttlSeconds: number): void {
-    const { minTtlSeconds, maxTtlSeconds } = this.config.holds;
+  /**
+   * The least ttl is a deployment setting (a test deployment may allow 1 s); the most, the event's (the
+   * hold's own, for an extension).
+   */
+  private assertTtl(ttlSeconds: number, maxTtlSeconds: number): void {
+    const { minTtlSeconds } = this.config.holds;
     if (ttlSeconds < minTtlSeconds || ttlSeconds > maxTtlSeconds) {
       throw ttlOutOfRange(minTtlSeconds, maxTtlSeconds);
     }
@@ -348,3 +451,7 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
     return hold;
   }
 }
+
+/** The event's settings kept changing under this hold (each attempt met a newer version): nothing was held. */
+const policyBusy = () =>
+  new DomainError(ErrorCode.BUSY, "The event's settings are being changed right now; try again shortly");

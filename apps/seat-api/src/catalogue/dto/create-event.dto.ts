@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -7,12 +7,14 @@ import {
   IsISO8601,
   IsString,
   Length,
+  IsOptional,
   Matches,
   Max,
   Min,
   ValidateBy,
   ValidateNested,
 } from 'class-validator';
+import { CreateEventSettingsDto } from './event-settings.dto';
 
 /**
  * Most seats one event may have (the seat map is one Redis hash per event). The catalogue checks it once
@@ -97,4 +99,13 @@ export class CreateEventDto {
   @ArrayMinSize(1)
   @ArrayMaxSize(100)
   sections!: SectionLayoutDto[];
+
+  @ApiPropertyOptional({
+    type: () => CreateEventSettingsDto,
+    description: "the event's own hold limits and whether sales start open; left out: the deployment's, open",
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => CreateEventSettingsDto)
+  settings?: CreateEventSettingsDto;
 }

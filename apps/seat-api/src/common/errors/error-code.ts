@@ -27,6 +27,10 @@ export enum ErrorCode {
   SECTION_NOT_FOUND = 'SECTION_NOT_FOUND',
   /** The event's start + HOLD_EVENT_RETENTION_SECONDS has passed: its seats can no longer be held. */
   EVENT_ENDED = 'EVENT_ENDED',
+  /** An admin closed the event's sales: no new holds until they open again (existing holds go on). */
+  SALES_CLOSED = 'SALES_CLOSED',
+  /** The event is cancelled: no new holds, its settings no longer change. */
+  EVENT_CANCELLED = 'EVENT_CANCELLED',
   /** SEAT_MAP_MAX_STREAMS live seat-map streams are open on this instance, or their memory budget is used. */
   TOO_MANY_STREAMS = 'TOO_MANY_STREAMS',
   /** The caller (user, else address) has SEAT_MAP_MAX_STREAMS_PER_CALLER seat-map streams open here. */

@@ -29,6 +29,8 @@ export const HTTP_ANSWERS: Readonly<Record<ErrorCode, HttpAnswer>> = {
   [ErrorCode.HOLD_EXPIRED]: { status: 409 },
   [ErrorCode.HOLD_CONFIRMED]: { status: 409 },
   [ErrorCode.EVENT_ENDED]: { status: 409 },
+  [ErrorCode.SALES_CLOSED]: { status: 409 },
+  [ErrorCode.EVENT_CANCELLED]: { status: 409 },
   // the first request with this key is still running: it will have answered in a moment
   [ErrorCode.IDEMPOTENCY_IN_PROGRESS]: { status: 409, retryAfterSeconds: 1 },
   [ErrorCode.PAYLOAD_TOO_LARGE]: { status: 413 },

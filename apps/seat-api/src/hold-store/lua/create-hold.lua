@@ -1,7 +1,12 @@
 -- All-or-none hold. ARGV[4] hid, [5] userId, [6] ttlMs, [7] maxLifetimeMs, [8] maxSeatsPerUser,
 -- [9] fencing token, [10] the seat lock's owner token or '', [11] '1' to let go of the seat lock or '',
--- [12..] seat ids; KEYS after the event's (KEYS[EVENT_SCRIPT_KEYS + 1..]) are the seat lock's keys when
--- an owner is given.
+-- [12] the event policy version the caller checked the hold against or '', [13] the hold's extension cap
+-- or '', [14] its ttl cap (ms) or '', [15..] seat ids; KEYS after the event's (KEYS[EVENT_SCRIPT_KEYS +
+-- 1..]) are the seat lock's keys when an owner is given.
+-- With a policy version, the hold is made only if it is still the event's (meta `pv`, raised by every
+-- change of the event's settings, sales closed or cancelled included, before that change answers): else
+-- {'POLICY_CHANGED', the current version or ''} and nothing is written. The caps are the hold's own terms,
+-- kept in its record: a later change of the event's settings does not change them.
 -- With an owner (LockOwnership: a section pipelined with its lock's acquire, whose grant it cannot know)
 -- the hold is made only if every seat lock key holds that owner now, else {'NOT_LOCKED'} and nothing is
 -- read or written; a token of 0 then means "the counter's value": the lock is ours at this moment, so
@@ -23,6 +28,10 @@ end
 local function answer(reply)
   if let_go then lock_let_go(EVENT_SCRIPT_KEYS + 1) end
   return reply
+end
+if ARGV[12] ~= '' then
+  local pv = redis.call('HGET', K_META, 'pv')
+  if pv ~= ARGV[12] then return answer({ 'POLICY_CHANGED', pv or '' }) end
 end
 if event_ended() then return answer({ 'EVENT_ENDED' }) end
 
@@ -73,7 +82,7 @@ local function record_added()
 end
 
 local seats = {}
-for i = 12, #ARGV do seats[#seats + 1] = ARGV[i] end
+for i = 15, #ARGV do seats[#seats + 1] = ARGV[i] end
 
 local conflicts, highest = {}, 0
 for _, s in ipairs(seats) do
@@ -104,7 +113,8 @@ end
 if held + #seats > limit then return answer({ 'HOLD_LIMIT_EXCEEDED', held, limit }) end
 
 local h = { hid = hid, user = user, status = 'ACTIVE', seats = seats, created = NOW, expire = NOW + ttl,
-            max = NOW + lifetime, ext = 0, fence = token, order = '', ended = 0, deadline = 0 }
+            max = NOW + lifetime, ext = 0, fence = token, order = '', ended = 0, deadline = 0,
+            mx = tonumber(ARGV[13]) or -1, mt = tonumber(ARGV[14]) or 0 }
 if h.expire > h.max then h.expire = h.max end
 set_seats(seats, 'H', hid, h.expire, token)
 save(h)

@@ -19,15 +19,17 @@ local function load(hid)
   local c = r[4]
   return { hid = hid, user = r[1], status = STATUS_NAME[r[2]], seats = r[3], created = c, expire = c + r[5],
            max = c + r[6], ext = r[7], fence = r[8], order = r[9] or '', ended = at(c, r[10]),
-           deadline = at(c, r[11]), xkey = r[12] or '' }
+           deadline = at(c, r[11]), xkey = r[12] or '', mx = (r[13] or 0) - 1, mt = r[14] or 0 }
 end
 
 local function save(h)
   CL_STATUS[h.hid] = h.status
   local c = h.created
+  -- [13] the hold's extension cap + 1 and [14] its ttl cap in ms: its own terms (0: none recorded, a hold
+  -- made before they were kept, whose caller's caps apply)
   local r = { h.user, STATUS_CODE[h.status], h.seats, c, h.expire - c, h.max - c, h.ext, h.fence, h.order,
-              since(c, h.ended), since(c, h.deadline), h.xkey or '' }
-  local n = 12
+              since(c, h.ended), since(c, h.deadline), h.xkey or '', (h.mx or -1) + 1, h.mt or 0 }
+  local n = 14
   while n > 8 and (r[n] == 0 or r[n] == '') do
     r[n] = nil
     n = n - 1
@@ -45,6 +47,6 @@ local function view(h)
   local status = h.status
   if status == 'ACTIVE' and h.expire <= NOW then status = 'EXPIRED' end
   return { ID_PREFIX .. h.hid, h.user, status, h.seats, h.created, h.expire, h.max, h.ext, h.fence,
-           h.order, h.ended, h.deadline, NOW }
+           h.order, h.ended, h.deadline, NOW, h.mx or -1, h.mt or 0 }
 end
 

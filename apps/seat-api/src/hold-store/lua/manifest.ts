@@ -113,6 +113,9 @@ export const EVENT_SCRIPTS = {
       'fencingToken',
       'lockOwner',
       'letGoOfLock',
+      'policyVersion',
+      'maxExtensions',
+      'maxTtlMs',
       'seatId...',
     ],
     ['seatLockKey...'],
@@ -137,6 +140,8 @@ export const EVENT_SCRIPTS = {
   holdFinishConfirm: event('finish-confirm.lua', ['hid', 'orderId']),
   holdAbandonConfirm: event('abandon-confirm.lua', ['hid', 'fencingToken']),
   holdMarkBooked: event('mark-booked.lua', ['seatId...']),
+  eventPolicyVersion: event('policy-version.lua', ['mode', 'version']),
+  eventLiveHolds: event('live-holds.lua', ['fromBucket', 'maxEntries']),
   // staff actions (holds/admin): reads of any hold, and changes applied at most once per audited action
   holdList: event('list-holds.lua', ['fromBucket', 'afterHid', 'limit', 'userId', 'status', 'maxBuckets']),
   holdForceRelease: event(

@@ -1,0 +1,95 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+
+const OWN = "the event's own value; null or left out: the deployment's (HOLD_* environment)";
+
+/**
+ * An event's own hold limits, at creation (`settings`) or in a change (PATCH): a number sets the event's
+ * own value, null gives it the deployment's again, a field left out stays as it is. A change applies to
+ * holds made after it; a hold keeps the terms it was made under (its extension cap, ttl cap and lifetime).
+ */
+export class EventSettingsDto {
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    example: 300,
+    description: `hold ttl when the hold names none; ${OWN}`,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(86400)
+  defaultHoldTtlSeconds?: number | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    example: 900,
+    description: `longest ttl a hold or an extension may ask; ${OWN}`,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(86400)
+  maxHoldTtlSeconds?: number | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    example: 10,
+    description: `seats in one hold; ${OWN}`,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  maxSeatsPerHold?: number | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    example: 50,
+    description: `seats one user may hold at once in the event (a box office's account: more); ${OWN}`,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(10000)
+  maxSeatsPerUser?: number | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    example: 3,
+    description: `extensions per hold (0: none); ${OWN}`,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(100)
+  maxExtensions?: number | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    example: 1800,
+    description: `longest a hold may live, extensions included; ${OWN}`,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(7 * 86400)
+  maxHoldLifetimeSeconds?: number | null;
+}
+
+/** The settings an event is created with: its own limits, and whether its sales start open (the default). */
+export class CreateEventSettingsDto extends EventSettingsDto {
+  @ApiPropertyOptional({
+    enum: ['OPEN', 'CLOSED'],
+    default: 'OPEN',
+    description: 'CLOSED: opened later by an admin',
+  })
+  @IsOptional()
+  @IsIn(['OPEN', 'CLOSED'])
+  sales?: 'OPEN' | 'CLOSED' | null;
+}

@@ -1,0 +1,77 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { SalesState } from '@app/database';
+import { EventPolicy, HOLD_LIMIT_NAMES, HoldLimitName } from '../policy/event-policy';
+
+const SALES = ['OPEN', 'CLOSED', 'CANCELLED'];
+
+/** An event's settings in effect: its own limits where it sets them, the deployment's elsewhere. */
+export class EventSettingsView {
+  @ApiProperty({
+    enum: SALES,
+    description: 'OPEN: new holds taken; CLOSED: none until opened again; CANCELLED: none, for good',
+  })
+  sales!: SalesState;
+  @ApiProperty({ description: 'hold ttl when a hold names none' }) defaultHoldTtlSeconds!: number;
+  @ApiProperty({ description: 'longest ttl a hold may ask' }) maxHoldTtlSeconds!: number;
+  @ApiProperty() maxSeatsPerHold!: number;
+  @ApiProperty({ description: 'seats one user may hold at once in this event' }) maxSeatsPerUser!: number;
+  @ApiProperty({ description: 'extensions per hold' }) maxExtensions!: number;
+  @ApiProperty({ description: 'longest a hold may live, extensions included' })
+  maxHoldLifetimeSeconds!: number;
+  @ApiProperty({
+    type: [String],
+    enum: HOLD_LIMIT_NAMES,
+    description: "the limits the event sets itself; the others are the deployment's (HOLD_* environment)",
+  })
+  ownLimits!: HoldLimitName[];
+
+  static of(p: EventPolicy): EventSettingsView {
+    return { sales: p.sales, ...p.limits, ownLimits: HOLD_LIMIT_NAMES.filter((n) => n in p.own) };
+  }
+}
+
+export class EventSummaryView {
+  @ApiProperty({ format: 'uuid' }) eventId!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ format: 'date-time' }) startsAt!: string;
+  @ApiProperty() seatCount!: number;
+  @ApiProperty({ enum: SALES }) sales!: SalesState;
+}
+
+export class EventPageView {
+  @ApiProperty({ type: [EventSummaryView] }) items!: EventSummaryView[];
+  @ApiPropertyOptional({
+    description: 'pass as ?cursor= (with the same filters) for the next page; absent on the last',
+  })
+  nextCursor?: string;
+}
+
+export class RowView {
+  @ApiProperty({ example: 'A' }) row!: string;
+  @ApiProperty({ description: 'seats numbered 1..seats' }) seats!: number;
+}
+
+export class SectionView {
+  @ApiProperty({ example: 'STALLS' }) name!: string;
+  @ApiProperty({ example: 'standard' }) category!: string;
+  @ApiProperty({ type: [RowView], description: 'in the order posted' }) rows!: RowView[];
+}
+
+export class SeatCountsView {
+  @ApiProperty() total!: number;
+  @ApiProperty() available!: number;
+  @ApiProperty({ description: 'a hold that ran out counts until the sweeper frees it (SWEEP_INTERVAL_MS)' })
+  held!: number;
+  @ApiProperty() booked!: number;
+}
+
+export class EventView {
+  @ApiProperty({ format: 'uuid' }) eventId!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ format: 'date-time' }) startsAt!: string;
+  @ApiProperty() seatCount!: number;
+  @ApiProperty({ type: [SectionView], description: 'the layout in the order posted' })
+  sections!: SectionView[];
+  @ApiProperty({ type: SeatCountsView }) counts!: SeatCountsView;
+  @ApiProperty({ type: EventSettingsView }) settings!: EventSettingsView;
+}

@@ -1,0 +1,18 @@
+-- The event's policy version in its meta hash (`pv`), which create-hold.lua checks every hold against.
+-- ARGV[4] 'raise' or 'drop', [5] a version. raise: stores it unless the stored one is as high: versions
+-- only go up, so an instance that loaded an older policy never puts it back over a newer change. drop:
+-- deletes it if it is that version (a change whose PostgreSQL commit failed: the next hold then reloads
+-- the policy from PostgreSQL). Replies the version stored afterwards, '' for none.
+local v, pv = tonumber(ARGV[5]), redis.call('HGET', K_META, 'pv')
+if ARGV[4] == 'raise' then
+  if not pv or tonumber(pv) < v then
+    redis.call('HSET', K_META, 'pv', ARGV[5])
+    return ARGV[5]
+  end
+  return pv
+end
+if pv and tonumber(pv) == v then
+  redis.call('HDEL', K_META, 'pv')
+  return ''
+end
+return pv or ''
