@@ -95,8 +95,20 @@ export class CatalogueService implements OnModuleDestroy {
     return this.seatCache.get(eventId);
   }
 
+  /**
+   * The seats of an event whose state Redis still has: once the shard's sweep deleted the event's keys
+   * (past its retention, nothing of it live or kept), its booked seats are gone from Redis too, and a
+   * seat map read from there would show them AVAILABLE: refused, 409 EVENT_ENDED.
+   */
   async requireSeats(eventId: string): Promise<EventSeats> {
-    return this.existingSeats(eventId);
+    const seats = await this.existingSeats(eventId);
+    if (await this.holds.eventRemoved(eventId)) {
+      throw new DomainError(
+        ErrorCode.EVENT_ENDED,
+        `Event ${eventId} is over: its seat map is no longer kept`,
+      );
+    }
+    return seats;
   }
 
   /**

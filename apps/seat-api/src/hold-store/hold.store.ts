@@ -279,7 +279,7 @@ export class HoldStore implements OnModuleInit {
 
   /**
    * Enters the event in its shard's events index with retain-until = start + HOLD_EVENT_RETENTION_SECONDS:
-   * past it, once no hold is live, the shard's sweep removes the event's keys. Idempotent.
+   * past it, once no hold is live or kept, the shard's sweep removes the event's keys. Idempotent.
    */
   async registerEvent(eventId: string, startsAt: Date): Promise<void> {
     HoldIds.prefixOf(eventId);
@@ -288,6 +288,15 @@ export class HoldStore implements OnModuleInit {
     await this.redis.zadd(this.layout.shardKeys(shard).events, until, eventId);
     // its removal is work of the shard's sweep, due then (hold-keys.ts, WAKE_KEY)
     await this.redis.zadd(WAKE_KEY, 'LT', until, shard);
+  }
+
+  /**
+   * Whether the shard's sweep deleted the event's keys (its tombstone, lua/event-retention.lua): what they
+   * held is gone from Redis, so nothing read from them (a seat map) may be shown as the event's state.
+   */
+  async eventRemoved(eventId: string): Promise<boolean> {
+    const ended = this.layout.shardKeys(this.layout.shardOf(eventId)).ended;
+    return (await this.redis.zscore(ended, eventId)) !== null;
   }
 
   /** The outbox stream key of a shard, without the client's keyPrefix (ioredis adds it). */
