@@ -13,22 +13,22 @@
  *                 restored from PostgreSQL), "F||0|fence" (free). A freed seat keeps its last fencing token, so
  *                 a stale lock holder cannot write after a release. Lock-free readers (seat-conflicts.ts, the
  *                 seat-map scan in seat-change-log.ts) need expireAt here, without the hold's record.
- *   holds:<b> HASH hid -> packed cmsgpack record (lua/prelude.lua.ts): positional, a status code, times
+ *   holds:<b> HASH hid -> packed cmsgpack record (lua/hold-records.lua): positional, a status code, times
  *                 as offsets from createdAt, trailing defaults left out (~40 B for an ACTIVE 1-seat hold)
  *   due:<b> ZSET  hid -> expireAtMs for ACTIVE holds, confirm deadline for CONFIRMING ones
  *   due     ZSET  b -> the earliest due time in due:<b> (or earlier: ZADD LT, set right by the sweep)
- *                 Hold buckets b = 0 .. 2^hl + hp - 1 (lua/hold-buckets.lua.ts): a hold's bucket follows
+ *                 Hold buckets b = 0 .. 2^hl + hp - 1 (lua/hold-buckets.lua): a hold's bucket follows
  *                 from its hid; buckets split one at a time (linear hashing) as the event's records grow,
  *                 about 48 records each, so each stays a listpack (Redis's compact encoding below 128
  *                 entries and 64-byte values) instead of one hashtable / skiplist per event.
  *   users   HASH  bucket -> "\n<userId>=<hid>,<hid>...\n<userId>=...": the live holds of each user (per-user
  *                 seat cap), users packed into 4,096 buckets by the first 3 hex digits of SHA-1(userId)
- *                 (lua/prelude.lua.ts user_entry; ~25 B per user instead of a ~74 B field of its own)
+ *                 (lua/user-index.lua user_entry; ~25 B per user instead of a ~74 B field of its own)
  *   gc      ZSET  hid -> when an ended hold may be forgotten (after HOLD_RETENTION_SECONDS)
  *   meta    HASH  seat-map meta: v = the event's change version (bumped once per change-log entry),
  *                 held / booked = how many seats the seats hash holds as 'H' (lapsed or not) and 'B';
  *                 hold buckets: hl (level), hp (split pointer), hn (hold records)
- *   changes STREAM the change log seat-map readers follow (lua/change-log.lua.ts): entry id `<v>-0`, fields
+ *   changes STREAM the change log seat-map readers follow (lua/change-log.lua): entry id `<v>-0`, fields
  *                 seatId -> 'A' (available), 'B' (booked), 'H<expireAtMs>' (held until then) or 'H0'
  *                 (held while a confirm is in flight, whatever the time); trimmed to about
  *                 CHANGE_LOG_MAX_ENTRIES entries
@@ -61,7 +61,7 @@
  *
  * Locks: seat locks `seat:{s<k>}:<eventId>:<seatId>` (holds/seat-lock.ts) draw fencing tokens from the
  * shard's counter `lock:fence:{s<k>}` (DistributedLockService.fenceKey('{s<k>}')), which every hold script
- * gets as KEYS[7]: it compares a token with it atomically (lua/prelude.lua.ts, fence_ok()). The store never
+ * gets as KEYS[7]: it compares a token with it atomically (lua/seats.lua, fence_ok()). The store never
  * INCRs it; it only raises it to a seat's fence after Redis lost the counter. Tokens thus increase per
  * shard (shared by its events), which is all fencing needs.
  *

@@ -103,7 +103,7 @@ export class HoldStore implements OnModuleInit {
       throw new Error('createHold needs distinct seat ids');
     }
     if (/[\n=]/.test(p.userId)) {
-      // the users index keeps "\n<userId>=<hids>" entries (lua/prelude.lua.ts); the API's ids never hold these
+      // the users index keeps "\n<userId>=<hids>" entries (lua/user-index.lua); the API's ids never hold these
       throw new Error(
         `createHold: a user id cannot contain "=" or a line break, got ${JSON.stringify(p.userId)}`,
       );
@@ -257,7 +257,7 @@ export class HoldStore implements OnModuleInit {
   }
 
   /**
-   * One bounded sweep step for one shard (see lua/sweep.lua.ts): due holds of its events expired, ended
+   * One bounded sweep step for one shard (see lua/sweep-shard.lua): due holds of its events expired, ended
    * holds past retention forgotten, events past their retention with no live hold removed.
    */
   async sweepShard(shard: number, batchSize: number): Promise<SweepResult> {

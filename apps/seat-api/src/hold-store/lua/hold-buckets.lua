@@ -16,8 +16,8 @@
 -- status read (seat-map-hold-statuses.lua): every reader of a hold record finds its bucket the same way.
 
 -- Defines hb_use(metaKey) (reads L and p of an event; call it before hb_index, and again for another
--- event), hb_code(hid) and hb_index(hid); HB_M + HB_P buckets exist. Few functions: every script call
--- creates the closures it defines, and in Redis's Lua that costs about half a microsecond each.
+-- event), hb_code(hid) and hb_index(hid); HB_M + HB_P buckets exist. Few functions: the reads that run
+-- this file with EVALSHA (seat-conflicts.lua, seat-map-hold-statuses.lua) create its closures on every call.
 local HB_L, HB_M, HB_P = 0, 1, 0
 local function hb_use(metaKey)
   local m = redis.call('HMGET', metaKey, 'hl', 'hp')

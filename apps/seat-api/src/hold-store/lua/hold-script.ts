@@ -42,11 +42,10 @@ export interface HoldLibrary {
 
 /**
  * The hold scripts as one Redis function library (Redis 7 FUNCTION LOAD, called with FCALL). Why not
- * EVALSHA: an EVAL script runs its whole text on every call, and the helpers define some 40 functions.
- * Creating a closure costs about half a microsecond in Redis's Lua (more the more local variables are
- * open), so every hold script paid ~25-30 µs of Redis CPU before doing anything (measured: a script that
- * is only the helpers). A library runs its definitions once, when loaded; each call only sets its keys,
- * arguments and time (begin()) and runs its body, then records its seat changes (log_changes()).
+ * EVALSHA: an EVAL script runs its whole text on every call, and the helpers define some 40 functions,
+ * each a closure Redis's Lua creates anew: Redis CPU spent on every hold before it does anything. A
+ * library runs its definitions once, when loaded; each call only sets its keys, arguments and time
+ * (begin()) and runs its body, then records its seat changes (log_changes()).
  *
  * Each call is still atomic and single-slot, exactly like an EVAL of the script. Per-call state lives in
  * library locals that begin() resets, and Redis runs one function at a time. The name carries a hash of

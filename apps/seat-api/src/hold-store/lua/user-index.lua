@@ -2,7 +2,7 @@
 -- USER_BUCKET_HEX_DIGITS hex digits of the userId's SHA-1, whose value lists the bucket's users with live
 -- holds as "\n<userId>=<hid>,<hid>..." entries (a userId holds neither '\n' nor '=': HoldStore refuses
 -- such ids). Entries carry the full userId, so users whose digests collide share the field but never each
--- other's holds. Plain string search and splice, no table per call: a change costs a few µs.
+-- other's holds. Plain string search and splice: no table per call.
 local USER_FIELDS
 -- The bucket's field, its value ('' when empty), where the user's entry starts and ends (nil if absent)
 -- and the user's "hid,hid..." ('' for none).

@@ -2,8 +2,8 @@
 -- values, hold records, user-index fields, due removals and gc entries are kept in tables, read back by
 -- seat(), load() and user_entry() (the script sees its own writes), and written at the flush as one
 -- command per key. Inside a script each redis.call that writes is a command Redis propagates on its own
--- (AOF, every replica): expiring 100 holds of an event one by one was some 700 commands, batched it is
--- the 100 outbox records and about a dozen more. Off (BATCH false) every write goes out at once, as before.
+-- (AOF, every replica): expiring 100 holds of an event one write at a time is some 700 commands, batched
+-- it is the 100 outbox records and about a dozen more. Off (BATCH false) every write goes out at once.
 local BATCH, B_SEATS, B_RECORDS, B_USERS, B_DUE_REM, B_GC, B_SGC = false
 -- map[key], a new table the first time
 local function table_at(map, key)
