@@ -3,6 +3,8 @@
 export default async () => {
   const t = {
     ['./catalogue/dto/create-event.dto']: await import('./catalogue/dto/create-event.dto'),
+    ['./catalogue/dto/event-settings.dto']: await import('./catalogue/dto/event-settings.dto'),
+    ['./catalogue/read/event.view']: await import('./catalogue/read/event.view'),
     ['./audit/audit-log']: await import('./audit/audit-log'),
     ['./audit/dto/audit-page.view']: await import('./audit/dto/audit-page.view'),
     ['./expiry/dto/expirations-page.view']: await import('./expiry/dto/expirations-page.view'),
@@ -11,11 +13,56 @@ export default async () => {
     ['./seat-map/seat-map.view']: await import('./seat-map/seat-map.view'),
     ['./catalogue/created-event.view']: await import('./catalogue/created-event.view'),
     ['./health/health.controller']: await import('./health/health.controller'),
+    ['./holds/cancel/cancelled-event.view']: await import('./holds/cancel/cancelled-event.view'),
     ['./holds/admin/dto/holds-page.view']: await import('./holds/admin/dto/holds-page.view'),
   };
   return {
     '@nestjs/swagger': {
       models: [
+        [
+          import('./catalogue/dto/event-settings.dto'),
+          {
+            EventSettingsDto: {
+              defaultHoldTtlSeconds: {
+                required: false,
+                type: () => Number,
+                nullable: true,
+                minimum: 1,
+                maximum: 86400,
+              },
+              maxHoldTtlSeconds: {
+                required: false,
+                type: () => Number,
+                nullable: true,
+                minimum: 1,
+                maximum: 86400,
+              },
+              maxSeatsPerHold: {
+                required: false,
+                type: () => Number,
+                nullable: true,
+                minimum: 1,
+                maximum: 1000,
+              },
+              maxSeatsPerUser: {
+                required: false,
+                type: () => Number,
+                nullable: true,
+                minimum: 1,
+                maximum: 10000,
+              },
+              maxExtensions: {
+                required: false,
+                type: () => Number,
+                nullable: true,
+                minimum: 0,
+                maximum: 100,
+              },
+              maxHoldLifetimeSeconds: { required: false, type: () => Number, nullable: true, minimum: 1 },
+            },
+            CreateEventSettingsDto: { sales: { required: false, nullable: true, enum: ['OPEN', 'CLOSED'] } },
+          },
+        ],
         [
           import('./catalogue/dto/create-event.dto'),
           {
@@ -42,6 +89,10 @@ export default async () => {
                 minItems: 1,
                 maxItems: 100,
               },
+              settings: {
+                required: false,
+                type: () => t['./catalogue/dto/event-settings.dto'].CreateEventSettingsDto,
+              },
             },
           },
         ],
@@ -51,6 +102,79 @@ export default async () => {
             CreatedEventView: {
               eventId: { required: true, type: () => String },
               seatCount: { required: true, type: () => Number },
+            },
+          },
+        ],
+        [
+          import('./catalogue/read/event.view'),
+          {
+            EventSettingsView: {
+              sales: { required: true, enum: ['OPEN', 'CLOSED', 'CANCELLED'] },
+              defaultHoldTtlSeconds: { required: true, type: () => Number },
+              maxHoldTtlSeconds: { required: true, type: () => Number },
+              maxSeatsPerHold: { required: true, type: () => Number },
+              maxSeatsPerUser: { required: true, type: () => Number },
+              maxExtensions: { required: true, type: () => Number },
+              maxHoldLifetimeSeconds: { required: true, type: () => Number },
+              ownLimits: {
+                required: true,
+                type: () => [Object],
+                enum: [
+                  'defaultHoldTtlSeconds',
+                  'maxHoldTtlSeconds',
+                  'maxSeatsPerHold',
+                  'maxSeatsPerUser',
+                  'maxExtensions',
+                  'maxHoldLifetimeSeconds',
+                ],
+                isArray: true,
+              },
+            },
+            EventSummaryView: {
+              eventId: { required: true, type: () => String },
+              name: { required: true, type: () => String },
+              startsAt: { required: true, type: () => String },
+              seatCount: { required: true, type: () => Number },
+              sales: { required: true, enum: ['OPEN', 'CLOSED', 'CANCELLED'] },
+            },
+            EventPageView: {
+              items: { required: true, type: () => [t['./catalogue/read/event.view'].EventSummaryView] },
+              nextCursor: { required: false, type: () => String },
+            },
+            RowView: {
+              row: { required: true, type: () => String },
+              seats: { required: true, type: () => Number },
+            },
+            SectionView: {
+              name: { required: true, type: () => String },
+              category: { required: true, type: () => String },
+              rows: { required: true, type: () => [t['./catalogue/read/event.view'].RowView] },
+            },
+            SeatCountsView: {
+              total: { required: true, type: () => Number },
+              available: { required: true, type: () => Number },
+              held: { required: true, type: () => Number },
+              booked: { required: true, type: () => Number },
+            },
+            EventView: {
+              eventId: { required: true, type: () => String },
+              name: { required: true, type: () => String },
+              startsAt: { required: true, type: () => String },
+              seatCount: { required: true, type: () => Number },
+              sections: { required: true, type: () => [t['./catalogue/read/event.view'].SectionView] },
+              counts: { required: true, type: () => t['./catalogue/read/event.view'].SeatCountsView },
+              settings: { required: true, type: () => t['./catalogue/read/event.view'].EventSettingsView },
+            },
+          },
+        ],
+        [
+          import('./catalogue/read/list-events.query'),
+          {
+            ListEventsQuery: {
+              when: { required: true, default: 'upcoming', enum: ['upcoming', 'past'] },
+              q: { required: false, type: () => String, minLength: 1, maxLength: 100 },
+              limit: { required: true, type: () => Number, default: 20, minimum: 1, maximum: 100 },
+              cursor: { required: false, type: () => String, pattern: '^[A-Za-z0-9_-]{1,200}$' },
             },
           },
         ],
@@ -106,6 +230,17 @@ export default async () => {
             ListExpirationsQuery: {
               limit: { required: true, type: () => Number, default: 100, minimum: 1, maximum: 1000 },
               offset: { required: true, type: () => Number, default: 0, minimum: 0 },
+            },
+          },
+        ],
+        [
+          import('./holds/cancel/cancelled-event.view'),
+          {
+            CancelledEventView: {
+              eventId: { required: true, type: () => String },
+              sales: { required: true, enum: ['CANCELLED'] },
+              releasedHolds: { required: true, type: () => Number },
+              bookedHolds: { required: true, type: () => Number },
             },
           },
         ],
@@ -262,6 +397,18 @@ export default async () => {
           },
         ],
         [
+          import('./catalogue/events.controller'),
+          {
+            EventsController: {
+              listEvents: { type: t['./catalogue/read/event.view'].EventPageView },
+              getEvent: { type: t['./catalogue/read/event.view'].EventView },
+              changeEventSettings: { type: t['./catalogue/read/event.view'].EventSettingsView },
+              closeSales: { type: t['./catalogue/read/event.view'].EventSettingsView },
+              openSales: { type: t['./catalogue/read/event.view'].EventSettingsView },
+            },
+          },
+        ],
+        [
           import('./audit/audit.controller'),
           { AuditController: { listAudit: { type: t['./audit/dto/audit-page.view'].AuditPageView } } },
         ],
@@ -287,6 +434,14 @@ export default async () => {
                   'Liveness: the process answers; no dependency is consulted, so a Kafka outage never restarts pods.\nIt stays 200 while the instance drains on shutdown: draining is not a reason to kill it.',
                 type: t['./health/health.controller'].LivenessView,
               },
+            },
+          },
+        ],
+        [
+          import('./holds/cancel/event-cancellation.controller'),
+          {
+            EventCancellationController: {
+              cancelEvent: { type: t['./holds/cancel/cancelled-event.view'].CancelledEventView },
             },
           },
         ],
