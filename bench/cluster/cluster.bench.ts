@@ -6,16 +6,16 @@
  *     side. single + replica vs single is the price of replication on this machine; cluster vs single +
  *     replica is the price of sharding and of the Cluster client (both replicate every write once);
  *   - cluster: the same on the local 3-master + 3-replica Redis Cluster (scripts/infra.sh cluster, ports
- *     BENCH_CLUSTER_PORT, default 7301..7306), REDIS_CLUSTER_NODES;
+ *     BENCH_CLUSTER_PORT, default 7301..7307), REDIS_CLUSTER_NODES;
  *   - cluster, REDIS_WAIT_REPLICAS=1: every hold answered only once a replica has it (Redis WAIT).
  * Uncontended holds (1-4 distinct free seats of 10,000-seat events, 32 connections), the three interleaved
  * round by round, as fast as each answers. Reported: holds/s, latency, CPU per hold of the service process
- * and of Redis (all six nodes for the cluster: replication included), and WAIT calls per hold (INFO
+ * and of Redis (all seven nodes for the cluster: replication included), and WAIT calls per hold (INFO
  * commandstats: shows the setting took effect; below 1 because holds finishing while a WAIT is in flight
  * on their connection share the next one). Target: cluster / single holds/s >= 0.9; the
  * like-for-like ratio and the price of REDIS_WAIT_REPLICAS=1 are reported, not held to a target.
  * Run: npm run bench:cluster   (BENCH_SECONDS=4 per run, BENCH_ROUNDS=3, BENCH_CLUSTER_PORT=7301: the
- * first of six ports; BENCH_PROFILE=1: V8 CPU profiles of each service's last run in
+ * first of seven ports; BENCH_PROFILE=1: V8 CPU profiles of each service's last run in
  * bench/results/profile.tmp/cluster-<side>.cpuprofile)
  */
 import 'reflect-metadata';
@@ -204,7 +204,7 @@ async function main(): Promise<void> {
       `## Uncontended holds (1-4 seats each), 32 connections, ${SECONDS} s per run, ${ROUNDS} interleaved rounds`,
       '',
       `- ${load}`,
-      '- single Redis: one redis-server, appendonly yes, appendfsync everysec; single Redis + 1 replica: the same and one replica (same persistence) following it; cluster: 3 masters + 3 replicas, the same persistence, cluster-node-timeout 2000 ms; all on this machine (2 cores, shared with the load generator and the services)',
+      '- single Redis: one redis-server, appendonly yes, appendfsync everysec; single Redis + 1 replica: the same and one replica (same persistence) following it; cluster: 3 masters + 4 replicas, the same persistence, cluster-node-timeout 2000 ms; all on this machine (2 cores, shared with the load generator and the services)',
       '',
       t1,
       '',

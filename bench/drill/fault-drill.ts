@@ -12,7 +12,7 @@
  * At the end, with the load stopped and every hold expired: the invariants of invariants.ts, the
  * answers clients got (only 409, 422 and 503 with Retry-After as errors), and the counts.
  * Modes: single Redis, 2 seat-api instances (`npm run drill`); the local 3-master + 3-replica Redis Cluster
- * of scripts/infra.sh on DRILL_CLUSTER_PORT (default 7301..7306), 3 seat-api instances
+ * of scripts/infra.sh on DRILL_CLUSTER_PORT (default 7301..7307), 3 seat-api instances
  * (`npm run drill:cluster`, i.e. DRILL_REDIS=cluster). Both: a 6-partition SeatExpired topic.
  * Needs the Kafka jars (`npm run infra:up` once). DRILL_SECONDS=10 per phase.
  */
@@ -141,7 +141,7 @@ async function main(): Promise<void> {
       log(`${name}: recovered ${(recoveredMs / 1000).toFixed(1)} s after the fault ended`);
     };
 
-    const mode = CLUSTER ? 'Redis Cluster (3 masters + 3 replicas)' : 'one Redis';
+    const mode = CLUSTER ? 'Redis Cluster (3 masters + 4 replicas)' : 'one Redis';
     log(
       `load: ${SHOPPERS} shoppers, ${SEATS} seats, ${API_INSTANCES} seat-api + 2 expiry consumers, ${mode}`,
     );

@@ -5,7 +5,7 @@
  *   1. latency: 2,000 holds whose expireAt is spread over 20 s; distribution of arrival - expireAt
  *   2. 100,000 holds due in the same second, spread over 1,000 events: time from expireAt until the last
  *      SeatExpired arrives, one service instance on a single Redis and one on the local 3-master Redis
- *      Cluster (scripts/infra.sh cluster, BENCH_CLUSTER_PORT, default 7301..7306), rounds in the order
+ *      Cluster (scripts/infra.sh cluster, BENCH_CLUSTER_PORT, default 7301..7307), rounds in the order
  *      single, cluster, cluster, single (BENCH_ROUNDS=2 pairs) so drift of the machine's load weighs on
  *      both; target cluster / single <= 1.0 (and each <= 10 s)
  * Holds are written straight into the service's hold store (the same Lua script the API runs), because

@@ -1,7 +1,7 @@
 /**
  * The local 3-master + 3-replica Redis Cluster of `scripts/infra.sh cluster` (append-only files, 2 s
  * cluster-node-timeout) for the drill and the benchmarks, on their own ports (DRILL_CLUSTER_PORT,
- * BENCH_CLUSTER_PORT: default 7301..7306), never the tests' 7101, so a master the drill kills is never
+ * BENCH_CLUSTER_PORT: default 7301..7307), never the tests' 7101, so a master the drill kills is never
  * one a test is using. Also: the master serving a key, killing it with SIGKILL, waiting for its replica's
  * promotion, restarting the node (it rejoins from its append-only file as a replica), CPU and command
  * counts summed over the nodes.
