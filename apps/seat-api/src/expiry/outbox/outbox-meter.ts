@@ -73,6 +73,10 @@ export class OutboxMeter {
    * returns the streams that have records.
    */
   async measure(all = false): Promise<WaitingStream[]> {
+    if (!all && this.pending.size === 0) {
+      this.set(0, 0); // the usual idle pass: nothing to read, and the pass still counts as alive
+      return [];
+    }
     const owned = this.streams();
     for (const shard of this.pending.keys()) {
       if (!owned.some((s) => s.shard === shard)) {
