@@ -184,7 +184,7 @@ export default async () => {
             AuditEntryView: {
               actionId: { required: true, type: () => String },
               actor: { required: true, type: () => String },
-              action: { required: true, type: () => String, enum: t['./audit/audit-log'].AuditAction },
+              action: { required: true, enum: t['./audit/audit-log'].AuditAction },
               target: { required: true, type: () => String },
               reason: { required: false, type: () => String },
               detail: { required: false, type: 'object', additionalProperties: true },
@@ -319,6 +319,10 @@ export default async () => {
               orderId: { required: false, type: () => String, pattern: '^[A-Za-z0-9._:-]{1,100}$' },
             },
           },
+        ],
+        [
+          import('./holds/admin/dto/hold-on-behalf.dto'),
+          { HoldOnBehalfDto: { customerId: { required: true, type: () => String } } },
         ],
         [
           import('./holds/admin/dto/holds-page.view'),
@@ -470,6 +474,7 @@ export default async () => {
           {
             StaffHoldsController: {
               listHolds: { type: t['./holds/admin/dto/holds-page.view'].HoldsPageView },
+              holdOnBehalf: { type: t['./holds/hold.view'].HoldView },
               forceRelease: { type: t['./holds/hold.view'].HoldView },
             },
           },

@@ -16,6 +16,7 @@ export interface AuditRecord {
 /** The staff actions the audit knows. */
 export enum AuditAction {
   HOLD_FORCE_RELEASE = 'HOLD_FORCE_RELEASE',
+  HOLD_ON_BEHALF = 'HOLD_ON_BEHALF',
 }
 
 /**

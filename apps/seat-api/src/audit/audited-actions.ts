@@ -15,7 +15,8 @@ const AUDIT_TIMEOUT_MS = 1000;
  * that nothing changed, so its audit entry goes. Any other failure leaves that open and is decided first.
  */
 export class ActionRefused extends Error {
-  constructor(readonly refusal: DomainError) {
+  /** `refusal`: what the action's caller answers (a DomainError; a hold's POLICY_CHANGED is sent again). */
+  constructor(readonly refusal: Error) {
     super(refusal.message);
     this.name = 'ActionRefused';
   }

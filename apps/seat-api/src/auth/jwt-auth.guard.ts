@@ -10,7 +10,8 @@ import { IS_PUBLIC, REQUIRED_ROLES } from './auth.decorators';
 import type { AuthUser } from './auth-user';
 import { hasRole } from './roles';
 
-const USER_ID = /^[A-Za-z0-9._@:-]{1,128}$/;
+/** What a user id (a token's `sub`, a customer id staff name) may be. */
+export const USER_ID = /^[A-Za-z0-9._@:-]{1,128}$/;
 /**
  * Verified tokens remembered (a client sends the same token with every request of its session): at most
  * this many, and at most this many estimated bytes (a token can be as long as the header limit allows).

@@ -73,6 +73,8 @@ export function toCreateResult(eventId: string, reply: ScriptReply): CreateHoldR
       return { ok: false, error: 'POLICY_CHANGED', current: String(reply[1]) };
     case 'EVENT_ENDED':
       return { ok: false, error: 'EVENT_ENDED' };
+    case 'ACTION_CANCELLED':
+      return { ok: false, error: 'ACTION_CANCELLED' };
     default:
       throw new Error(`holdCreate: unexpected reply ${String(reply[0])}`);
   }

@@ -36,6 +36,8 @@ export class HoldStore implements OnModuleInit {
   readonly scripts: HoldScripts;
   private readonly eventRetentionMs: number;
   private readonly acks: ReplicaAcks;
+  /** How long an event's staff-action ledger is kept (StaffHoldStore's: the retention of an ended hold). */
+  private readonly ledgerTtlMs: number;
 
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: Redis,
@@ -47,6 +49,7 @@ export class HoldStore implements OnModuleInit {
     defineSeatConflicts(redis); // before any traffic: see defineSeatConflicts
     this.eventRetentionMs = config.holds.eventRetentionSeconds * 1000;
     this.acks = new ReplicaAcks(redis, config.replicaAck);
+    this.ledgerTtlMs = config.holds.retentionSeconds * 1000;
   }
 
   /**
@@ -97,6 +100,12 @@ export class HoldStore implements OnModuleInit {
      * HeldLock.letGoInScript), except when it answers NOT_LOCKED (see holdLetGoOfLock).
      */
     letGoOfLock?: boolean;
+    /**
+     * A hold made by staff on a customer's behalf: the id of its audited action, marked applied in the
+     * event's staff ledger in the same script (StaffHoldStore, AuditedActions). Sent again with the same
+     * id it answers the hold it made; refused ACTION_CANCELLED once the action was given up.
+     */
+    actionId?: string;
   }): Promise<CreateHoldResult> {
     const { hid } = this.ids(p.holdId, p.eventId);
     if (p.seatIds.length === 0 || new Set(p.seatIds).size !== p.seatIds.length) {
@@ -132,9 +141,11 @@ export class HoldStore implements OnModuleInit {
         p.policyVersion ?? '',
         p.maxExtensions ?? '',
         p.maxTtlMs ?? '',
+        p.actionId ?? '',
+        this.ledgerTtlMs,
         ...p.seatIds,
       ],
-      p.lock?.keys,
+      [this.layout.staffLedgerKey(p.eventId), ...(p.lock?.keys ?? [])],
     )) as ScriptReply;
     const result = toCreateResult(p.eventId, reply);
     if (result.ok) {
@@ -142,8 +153,11 @@ export class HoldStore implements OnModuleInit {
         await ack.confirm('hold');
       } catch (e) {
         // not confirmed (too few replicas, or the WAIT itself failed): no hold id goes out (with the
-        // hold's own token: a pipelined section's was drawn in the script)
-        await this.undoCreate(p.eventId, hid, p.userId, result.hold.fencingToken);
+        // hold's own token: a pipelined section's was drawn in the script). A staff hold is kept: its
+        // ledger says it was made, and its audited action answers it again from there (AuditedActions)
+        if (p.actionId === undefined) {
+          await this.undoCreate(p.eventId, hid, p.userId, result.hold.fencingToken);
+        }
         throw e;
       }
       this.wakeFor(result.hold);

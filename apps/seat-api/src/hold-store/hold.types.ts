@@ -74,7 +74,9 @@ export type CreateHoldResult =
   /** The event's policy version is no longer the one given (`current`: the stored one, '' for none). */
   | { ok: false; error: 'POLICY_CHANGED'; current: string }
   /** The event is over by Redis time: past its retain-until, or its keys deleted (nothing was written). */
-  | { ok: false; error: 'EVENT_ENDED' };
+  | { ok: false; error: 'EVENT_ENDED' }
+  /** The staff action the hold was made for was given up (settle-staff-action.lua): nothing was written. */
+  | { ok: false; error: 'ACTION_CANCELLED' };
 
 /**
  * Whether a createHold given `lock` and `letGoOfLock` deleted the lock's keys: with every answer but

@@ -24,6 +24,7 @@ import { HoldStoreModule } from '../hold-store';
     IdempotencyService,
     IdempotentRequests,
   ],
-  exports: [ConfirmModule],
+  // HoldsService: staff hold on a customer's behalf through the customer's own path (holds/admin)
+  exports: [ConfirmModule, HoldsService],
 })
 export class HoldsModule {}

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { currentLock, DistributedLock, LockNotOwnedError } from '@app/distributed-lock';
+import { ActionRefused } from '../audit/audited-actions';
 import { AuthUser } from '../auth/auth-user';
 import { hasRole, Role } from '../auth/roles';
 import { CatalogueService } from '../catalogue/catalogue.service';
@@ -24,6 +25,7 @@ import {
   holdNotFound,
   lifetimeExceeded,
   lockLostAsBusy,
+  busy,
   rejectionReason,
   seatsLost,
   seatsNotFound,
@@ -52,6 +54,16 @@ const POLICY_ATTEMPTS = 3;
 
 /** The hold store refused a hold: the event's settings changed since its policy was read (see createHold). */
 class PolicyChanged extends Error {}
+
+/**
+ * How a hold made by staff on a customer's behalf is sent (holds/admin): as one audited action
+ * (AuditedActions.run), whose id `create` hands to the hold script. `create` throws ActionRefused for a
+ * refusal (nothing was written); anything else leaves open whether the hold was made.
+ */
+export type StaffHoldRun = (
+  holdId: string,
+  create: (actionId: string) => Promise<HoldRecord>,
+) => Promise<HoldRecord>;
 
 /**
  * Hold, extend, release (confirm: confirm/confirm-hold.use-case.ts). Each change locks the seats it
@@ -84,9 +96,16 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
     private readonly policies: EventPolicyService,
   ) {}
 
-  async hold(user: AuthUser, eventId: string, seatIds: string[], ttlSeconds?: number): Promise<HoldView> {
+  /** `user`: the holder; with `staff`, a customer for whom staff make the hold as an audited action. */
+  async hold(
+    user: AuthUser,
+    eventId: string,
+    seatIds: string[],
+    ttlSeconds?: number,
+    staff?: StaffHoldRun,
+  ): Promise<HoldView> {
     try {
-      const hold = await this.createHold(user, eventId, seatIds, ttlSeconds);
+      const hold = await this.createHold(user, eventId, seatIds, ttlSeconds, staff);
       this.demand.record(eventId, false);
       holdsCreated.inc();
       return HoldView.of(hold);
@@ -104,6 +123,7 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
     eventId: string,
     seatIds: string[],
     ttlSeconds?: number,
+    staff?: StaffHoldRun,
   ): Promise<HoldRecord> {
     // an event past its retention may have no keys left in Redis: refused (EVENT_ENDED), never re-created
     const catalogue = await this.catalogue.requireSeatsToHold(eventId);
@@ -144,10 +164,14 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
       const holdId = HoldIds.generate(eventId);
       const sent = { holdId, eventId, userId: user.id, seatIds: sorted, untilMs: Date.now() + ttl * 1000 };
       const under = policy;
+      const create = (actionId?: string) =>
+        this.lockedCreate(eventId, sorted, user.id, ttl * 1000, holdId, under, actionId);
       try {
-        return await this.unanswered.run(sent, () =>
-          this.lockedCreate(eventId, sorted, user.id, ttl * 1000, holdId, under),
-        );
+        // a staff hold whose reply was lost is not undone: its audited action decides it from Redis's
+        // ledger and answers the hold it made (AuditedActions)
+        return await (staff
+          ? staff(holdId, (actionId) => create(actionId).catch(asRefusal))
+          : this.unanswered.run(sent, () => create()));
       } catch (e) {
         if (!(e instanceof PolicyChanged) || attempt >= POLICY_ATTEMPTS) {
           throw e instanceof PolicyChanged ? policyBusy() : e;
@@ -326,6 +350,7 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
     ttlMs: number,
     holdId: string,
     policy: EventPolicy,
+    actionId?: string,
   ): Promise<HoldRecord> {
     const lock = currentLock();
     const { limits } = policy;
@@ -348,6 +373,7 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
       fencingToken: lock.fencingToken,
       lock: lock.ownership,
       letGoOfLock: last,
+      actionId,
     });
     // the hold script is the section's last write: it deletes the seat lock's keys itself, so the section
     // is two commands (acquire, hold script) in one round trip
@@ -364,6 +390,9 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
         throw staleFence('hold');
       case 'POLICY_CHANGED':
         throw new PolicyChanged();
+      case 'ACTION_CANCELLED':
+        // this request took so long that the audit gave its action up (AuditedActions.settle)
+        throw busy('The hold took too long and was given up; nothing was held. Try again');
       case 'EVENT_ENDED':
         throw new DomainError(
           ErrorCode.EVENT_ENDED,
@@ -450,6 +479,14 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
     }
     return hold;
   }
+}
+
+/**
+ * What a staff hold's attempt threw, as its audited action takes it: the store's refusals (a domain error,
+ * POLICY_CHANGED) wrote nothing; any other failure leaves that open.
+ */
+function asRefusal(e: unknown): never {
+  throw e instanceof DomainError || e instanceof PolicyChanged ? new ActionRefused(e) : e;
 }
 
 /** The event's settings kept changing under this hold (each attempt met a newer version): nothing was held. */

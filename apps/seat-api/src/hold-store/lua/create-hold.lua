@@ -1,8 +1,12 @@
 -- All-or-none hold. ARGV[4] hid, [5] userId, [6] ttlMs, [7] maxLifetimeMs, [8] maxSeatsPerUser,
 -- [9] fencing token, [10] the seat lock's owner token or '', [11] '1' to let go of the seat lock or '',
 -- [12] the event policy version the caller checked the hold against or '', [13] the hold's extension cap
--- or '', [14] its ttl cap (ms) or '', [15..] seat ids; KEYS after the event's (KEYS[EVENT_SCRIPT_KEYS +
--- 1..]) are the seat lock's keys when an owner is given.
+-- or '', [14] its ttl cap (ms) or '', [15] the staff action id of a hold made on a customer's behalf or '',
+-- [16] how long the event's staff-action ledger is kept (ms), [17..] seat ids. KEYS[EVENT_SCRIPT_KEYS + 1]
+-- is that ledger (force-release.lua), the ones after it the seat lock's keys when an owner is given.
+-- With an action id the hold and the action's 'A' in the ledger are one atomic step (its audit entry is
+-- settled from that mark alone), an action given up ('X') is refused {'ACTION_CANCELLED'}, and an action
+-- applied already answers the hold it made {'OK', hold}: a replay, nothing written.
 -- With a policy version, the hold is made only if it is still the event's (meta `pv`, raised by every
 -- change of the event's settings, sales closed or cancelled included, before that change answers): else
 -- {'POLICY_CHANGED', the current version or ''} and nothing is written. The caps are the hold's own terms,
@@ -20,14 +24,24 @@ local hid, user, ttl, lifetime = ARGV[4], ARGV[5], tonumber(ARGV[6]), tonumber(A
 local limit, token, lock_owner = tonumber(ARGV[8]), tonumber(ARGV[9]), ARGV[10]
 local let_go = false
 if lock_owner ~= '' then
-  if not lock_owned(EVENT_SCRIPT_KEYS + 1, lock_owner) then return { 'NOT_LOCKED' } end
+  if not lock_owned(EVENT_SCRIPT_KEYS + 2, lock_owner) then return { 'NOT_LOCKED' } end
   if token == 0 then token = tonumber(redis.call('GET', K_FENCE) or 0) end
   let_go = ARGV[11] == '1'
 end
 -- every answer from here on: the seat lock goes with it when asked (the script's last change)
 local function answer(reply)
-  if let_go then lock_let_go(EVENT_SCRIPT_KEYS + 1) end
+  if let_go then lock_let_go(EVENT_SCRIPT_KEYS + 2) end
   return reply
+end
+local ledger, action = KEYS[EVENT_SCRIPT_KEYS + 1], ARGV[15]
+if action ~= '' then
+  local mark = redis.call('HGET', ledger, action)
+  if mark == 'X' then return answer({ 'ACTION_CANCELLED' }) end
+  if mark == 'A' then
+    local made = load(hid)
+    -- forgotten only past its retention, as long as the ledger keeps the mark: the event is over
+    return answer(made and { 'OK', view(made) } or { 'EVENT_ENDED' })
+  end
 end
 if ARGV[12] ~= '' then
   local pv = redis.call('HGET', K_META, 'pv')
@@ -82,7 +96,7 @@ local function record_added()
 end
 
 local seats = {}
-for i = 15, #ARGV do seats[#seats + 1] = ARGV[i] end
+for i = 17, #ARGV do seats[#seats + 1] = ARGV[i] end
 
 local conflicts, highest = {}, 0
 for _, s in ipairs(seats) do
@@ -122,4 +136,8 @@ record_added()
 due_add(h.expire, hid)
 live[#live + 1] = hid
 update_user_holds(user, function() return table.concat(live, ',') end)
+if action ~= '' then
+  redis.call('HSET', ledger, action, 'A')
+  redis.call('PEXPIRE', ledger, ARGV[16])
+end
 return answer({ 'OK', view(h) })

@@ -116,9 +116,11 @@ export const EVENT_SCRIPTS = {
       'policyVersion',
       'maxExtensions',
       'maxTtlMs',
+      'actionId',
+      'ledgerTtlMs',
       'seatId...',
     ],
-    ['seatLockKey...'],
+    ['staffLedger', 'seatLockKey...'],
   ),
   holdRead: event('read-hold.lua', ['hid']),
   holdExtend: event('extend-hold.lua', [

@@ -7,6 +7,7 @@ import { ApiErrors } from '../../common/api-errors.decorator';
 import { ErrorCode } from '../../common/errors/error-code';
 import { eventIdPipe } from '../../common/pipes/event-id.pipe';
 import { HoldView } from '../hold.view';
+import { HoldOnBehalfDto } from './dto/hold-on-behalf.dto';
 import { HoldsPageView } from './dto/holds-page.view';
 import { ListHoldsQuery } from './dto/list-holds.query';
 import { StaffReasonDto } from './dto/staff-reason.dto';
@@ -31,6 +32,35 @@ export class StaffHoldsController {
     @Query() query: ListHoldsQuery,
   ): Promise<HoldsPageView> {
     return this.staff.list(eventId, query);
+  }
+
+  @Post('events/:eventId/holds/on-behalf')
+  @Roles(Role.AGENT)
+  @ApiOperation({
+    summary:
+      "Hold seats for a customer, all or none: the hold is the customer's (read and confirmed with their own token); recorded in the event's audit (agent, admin)",
+  })
+  @ApiResponse({ status: 201, type: HoldView, description: "the hold, its userId the customer's" })
+  @ApiErrors(
+    ErrorCode.FORBIDDEN,
+    ErrorCode.EVENT_NOT_FOUND,
+    ErrorCode.SEAT_NOT_FOUND,
+    ErrorCode.SEATS_UNAVAILABLE,
+    ErrorCode.EVENT_ENDED,
+    ErrorCode.HOLD_LIMIT_EXCEEDED,
+    ErrorCode.PAYLOAD_TOO_LARGE,
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+    ErrorCode.BUSY,
+    ErrorCode.DEPENDENCY_UNAVAILABLE,
+    ErrorCode.AUDIT_UNAVAILABLE,
+    ErrorCode.REPLICAS_UNAVAILABLE,
+  )
+  holdOnBehalf(
+    @Param('eventId', eventIdPipe) eventId: string,
+    @Body() dto: HoldOnBehalfDto,
+    @CurrentUser() user: AuthUser,
+  ): Promise<HoldView> {
+    return this.staff.holdFor(user, eventId, dto.customerId, dto.seatIds, dto.ttlSeconds);
   }
 
   @Post('holds/:holdId/force-release')

@@ -3,6 +3,7 @@ import { AuditModule } from '../../audit/audit.module';
 import { CatalogueModule } from '../../catalogue/catalogue.module';
 import { HoldStoreModule } from '../../hold-store';
 import { ConfirmModule } from '../confirm/confirm.module';
+import { HoldsModule } from '../holds.module';
 import { SeatLockSettings } from '../seat-lock';
 import { StaffBookingsController } from './staff-bookings.controller';
 import { StaffHoldsController } from './staff-holds.controller';
@@ -10,7 +11,7 @@ import { StaffHoldsService } from './staff-holds.service';
 
 /** Box-office staff on holds and bookings (agent, admin roles); each change is recorded in the event's audit. */
 @Module({
-  imports: [HoldStoreModule, CatalogueModule, ConfirmModule, AuditModule],
+  imports: [HoldStoreModule, CatalogueModule, ConfirmModule, AuditModule, HoldsModule],
   controllers: [StaffHoldsController, StaffBookingsController],
   providers: [StaffHoldsService, SeatLockSettings],
 })

@@ -17,6 +17,7 @@ import {
 } from '../hold-errors';
 import { HoldView } from '../hold.view';
 import { holdChanges } from '../holds.metrics';
+import { HoldsService } from '../holds.service';
 import { SEAT_LOCK, SeatLockHost, SeatLockSettings } from '../seat-lock';
 import { HoldsPageView } from './dto/holds-page.view';
 import { ListHoldsQuery } from './dto/list-holds.query';
@@ -39,6 +40,7 @@ export class StaffHoldsService implements SeatLockHost {
     private readonly catalogue: CatalogueService,
     private readonly settlement: ConfirmSettlement,
     private readonly audited: AuditedActions,
+    private readonly holds: HoldsService,
     /** Read by SEAT_LOCK (seat-lock.ts) on each locked call. */
     readonly seatLock: SeatLockSettings,
   ) {}
@@ -56,6 +58,35 @@ export class StaffHoldsService implements SeatLockHost {
       items: page.holds.map((h) => HoldView.of(h)),
       nextCursor: page.next && formatCursor(page.next),
     };
+  }
+
+  /**
+   * A hold for `customerId`, made by `actor` as an audited action: the customer's own hold in every way
+   * (their limits and the event's policy apply, they read, extend, release and confirm it with their token);
+   * its audit entry names the agent, the customer and the seats.
+   */
+  async holdFor(
+    actor: AuthUser,
+    eventId: string,
+    customerId: string,
+    seatIds: string[],
+    ttlSeconds?: number,
+  ): Promise<HoldView> {
+    const customer: AuthUser = { id: customerId, roles: [] };
+    const held = await this.holds.hold(customer, eventId, seatIds, ttlSeconds, (holdId, create) =>
+      this.audited.run(
+        {
+          eventId,
+          actor: actor.id,
+          action: AuditAction.HOLD_ON_BEHALF,
+          target: holdId,
+          detail: { customerId, seatIds: [...seatIds].sort() },
+        },
+        create,
+      ),
+    );
+    this.logger.log({ msg: 'hold made on behalf', holdId: held.holdId, actor: actor.id, customerId });
+    return held;
   }
 
   /** Releases any live hold (`reason` goes to the audit). The hold as the release left it. */
