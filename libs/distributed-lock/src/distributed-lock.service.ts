@@ -174,6 +174,14 @@ export class DistributedLockService implements OnApplicationShutdown {
     return fenceKey(this.prefix, key);
   }
 
+  /**
+   * The Redis key a lock on `key` is kept in, without the client's keyPrefix: for a store's script that
+   * must see whether a lock is held (a key of the same slot) without taking it.
+   */
+  lockKey(key: string): string {
+    return lockKey(this.prefix, key);
+  }
+
   /** One attempt, no waiting: the handle, or null when someone else holds it. */
   async tryAcquire(
     keys: string | readonly string[],

@@ -35,6 +35,10 @@
  *   staff   HASH  actionId -> 'A' (applied) or 'X' (given up): the staff actions that changed this event's
  *                 holds (lua/force-release.lua), by which their audit entries in PostgreSQL are settled;
  *                 kept HOLD_RETENTION_SECONDS after its last write (PEXPIRE), not removed with the event
+ *   rows, rowinfo, runs:1 .. runs:10  the free-seat index of best-available holds (lua/allocation-index.lua):
+ *                 per row `<section>-<row>` its seats free or taken, its rank, section and category, and
+ *                 the rows with 1 .. 10 free seats side by side by rank; built at the event's first
+ *                 best-available hold, kept by every seat change after, deleted with the event
  *
  * What a held seat costs (bench:store, 50,000 holds in one event, Redis defaults; freed bytes per hold
  * when each kind of key is deleted): a seats entry ~83 B (hashtable), a hold record ~64 B and a due

@@ -32,6 +32,7 @@ local function cl_append(fields)
 end
 
 local function log_changes()
+  alloc_index_changes() -- the free-seat index, in the same step (allocation-index.lua)
   if #CL_ORDER == 0 then
     meta_flush()
     return

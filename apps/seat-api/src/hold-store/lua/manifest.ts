@@ -55,6 +55,12 @@ export const BUCKET_SPLIT_LOAD = 48;
 /** About this many entries are kept per event's seat-map change log (XADD MAXLEN ~): minutes of a flash sale's changes. */
 export const CHANGE_LOG_MAX_ENTRIES = 10_000;
 
+/**
+ * Most seats one best-available hold asks for (best-available.lua): the free-seat index keeps one set of
+ * rows per block size up to this (allocation-index.lua).
+ */
+export const ALLOCATION_MAX_SEATS = 10;
+
 /** What the hold scripts' Lua reads as constants (declared ahead of the helpers). */
 export const HOLD_CONSTANTS = {
   EVENT_SCRIPT_KEYS,
@@ -65,6 +71,7 @@ export const HOLD_CONSTANTS = {
   ),
   BUCKET_SPLIT_LOAD,
   CHANGE_LOG_MAX_ENTRIES,
+  ALLOCATION_MAX_SEATS,
   // seats per change-log entry at most (Lua's unpack has a stack limit): a sweep of more writes several
   CHANGE_LOG_MAX_SEATS_PER_ENTRY: 1000,
   SEAT_EXPIRED_FIELDS: SEAT_EXPIRED_RECORD_FIELDS,
@@ -90,6 +97,8 @@ export const HOLD_HELPERS = [
   'seats.lua',
   'user-index.lua',
   'hold-lifecycle.lua',
+  'hold-growth.lua',
+  'allocation-index.lua',
   'change-log.lua',
   'call-begin.lua',
 ] as const;
@@ -122,6 +131,25 @@ export const EVENT_SCRIPTS = {
     ],
     ['staffLedger', 'seatLockKey...'],
   ),
+  // best available (holds/allocation): picks and holds in one step; the index it reads, built once per event
+  holdBestAvailable: event(
+    'best-available.lua',
+    [
+      'hid',
+      'userId',
+      'ttlMs',
+      'maxLifetimeMs',
+      'maxSeatsPerUser',
+      'policyVersion',
+      'maxExtensions',
+      'maxTtlMs',
+      'quantity',
+      'section',
+      'category',
+    ],
+    ['seatLockPrefix'],
+  ),
+  allocationBuild: event('allocation-build.lua', ['rowKey, seats, rank, section, category...']),
   holdRead: event('read-hold.lua', ['hid']),
   holdExtend: event('extend-hold.lua', [
     'hid',

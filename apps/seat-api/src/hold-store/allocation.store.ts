@@ -1,0 +1,172 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import { DistributedLockService } from '@app/distributed-lock';
+import { REDIS_CLIENT, ReplicaAcks } from '@app/redis';
+import Redis from 'ioredis';
+import { HoldIds } from './hold-ids';
+import { WAKE_KEY } from './hold-keys';
+import { ScriptReply, toHoldRecord } from './hold-replies';
+import { HoldStore } from './hold.store';
+import { HoldRecord } from './hold.types';
+import { ALLOCATION_MAX_SEATS } from './lua/manifest';
+import { assertWholeNumbers } from './store-arguments';
+
+/** One row of an event's layout as the free-seat index keeps it (lua/allocation-index.lua). */
+export interface AllocationRow {
+  /** `<section>-<row>`: the seat ids of the row are `<rowKey>-1` .. `<rowKey>-<seats>`. */
+  rowKey: string;
+  seats: number;
+  /** Lower is better: rows are searched in this order. */
+  rank: number;
+  section: string;
+  category: string;
+}
+
+/** Why no block was found: none of the matching seats is free, or no `quantity` of them side by side. */
+export type AllocationShortage = 'SOLD_OUT' | 'NOT_ENOUGH_TOGETHER';
+
+export type BestAvailableResult =
+  | { ok: true; hold: HoldRecord }
+  /** `free`: how many matching seats are free, counted up to the quantity asked for. */
+  | { ok: false; error: 'SEATS_UNAVAILABLE'; reason: AllocationShortage; free: number }
+  | { ok: false; error: 'HOLD_LIMIT_EXCEEDED'; heldSeats: number; limit: number }
+  | { ok: false; error: 'EVENT_ENDED' }
+  | { ok: false; error: 'POLICY_CHANGED'; current: string };
+
+/**
+ * Best-available holds (lua/best-available.lua): the script picks the seats and holds them in one step on
+ * the event's shard, so two requests never get the same seat and no request waits for a lock. The seats
+ * it reads come from the event's free-seat index, built from the layout at the event's first
+ * best-available hold (lua/allocation-build.lua) and kept by every seat change after.
+ */
+@Injectable()
+export class AllocationStore {
+  private readonly acks: ReplicaAcks;
+
+  constructor(
+    private readonly store: HoldStore,
+    private readonly locks: DistributedLockService,
+    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+    config: AppConfig,
+  ) {
+    this.acks = new ReplicaAcks(redis, config.replicaAck);
+  }
+
+  async bestAvailable(
+    p: {
+      eventId: string;
+      holdId: string;
+      userId: string;
+      quantity: number;
+      section?: string;
+      category?: string;
+      ttlMs: number;
+      maxLifetimeMs: number;
+      maxSeatsPerUser: number;
+      policyVersion?: number;
+      maxExtensions?: number;
+      maxTtlMs?: number;
+    },
+    /** The event's rows, asked for only when Redis has no index of the event yet. */
+    layout: () => AllocationRow[],
+  ): Promise<BestAvailableResult> {
+    const id = HoldIds.parse(p.holdId);
+    if (!id || id.eventId !== p.eventId.toLowerCase()) {
+      throw new Error(`hold id ${p.holdId} does not belong to event ${p.eventId}`);
+    }
+    const { hid } = id;
+    if (!Number.isInteger(p.quantity) || p.quantity < 1 || p.quantity > ALLOCATION_MAX_SEATS) {
+      throw new RangeError(`bestAvailable: quantity must be 1..${ALLOCATION_MAX_SEATS}, got ${p.quantity}`);
+    }
+    if (/[\n=]/.test(p.userId)) {
+      throw new Error(`bestAvailable: a user id cannot contain "=" or a line break`);
+    }
+    assertWholeNumbers(
+      'bestAvailable',
+      { ttlMs: p.ttlMs, maxLifetimeMs: p.maxLifetimeMs, maxSeatsPerUser: p.maxSeatsPerUser },
+      1,
+    );
+    const args = [
+      hid,
+      p.userId,
+      p.ttlMs,
+      p.maxLifetimeMs,
+      p.maxSeatsPerUser,
+      p.policyVersion ?? '',
+      p.maxExtensions ?? '',
+      p.maxTtlMs ?? '',
+      p.quantity,
+      p.section ?? '',
+      p.category ?? '',
+    ];
+    // the prefix of the event's seat lock keys (holds/seat-lock.ts): the script sees which seats are locked
+    const lockPrefix = this.locks.lockKey(this.store.layout.seatLockKeys(p.eventId, [''])[0]);
+    const ack = this.acks.before(this.store.scripts.slotKeyOf(p.eventId));
+    let reply = (await this.store.scripts.onEvent('holdBestAvailable', p.eventId, args, [
+      lockPrefix,
+    ])) as ScriptReply;
+    if (reply[0] === 'NO_INDEX') {
+      const built = await this.buildIndex(p.eventId, layout());
+      if (built !== 'OK') {
+        return { ok: false, error: 'EVENT_ENDED' };
+      }
+      reply = (await this.store.scripts.onEvent('holdBestAvailable', p.eventId, args, [
+        lockPrefix,
+      ])) as ScriptReply;
+    }
+    const result = toBestAvailableResult(p.eventId, reply);
+    if (result.ok) {
+      try {
+        await ack.confirm('hold');
+      } catch (e) {
+        // not on enough replicas: no hold id goes out, so the hold is released at once (HoldStore.createHold)
+        await this.store.scripts
+          .onEvent('holdRelease', p.eventId, [hid, p.userId, result.hold.fencingToken])
+          .catch(() => undefined);
+        throw e;
+      }
+      // the shard's sweep is due when this hold is (HoldStore.wakeFor)
+      void this.redis
+        .zadd(WAKE_KEY, 'LT', result.hold.expireAtMs, this.store.layout.shardOf(p.eventId))
+        .catch(() => undefined);
+    }
+    return result;
+  }
+
+  /** Builds the event's free-seat index unless it exists: 'OK', or 'EVENT_ENDED' (nothing written). */
+  async buildIndex(eventId: string, rows: AllocationRow[]): Promise<'OK' | 'EVENT_ENDED'> {
+    const args: (string | number)[] = [];
+    for (const r of rows) {
+      args.push(r.rowKey, r.seats, r.rank, r.section, r.category);
+    }
+    const reply = (await this.store.scripts.onEvent('allocationBuild', eventId, args)) as ScriptReply;
+    return reply[0] === 'OK' ? 'OK' : 'EVENT_ENDED';
+  }
+}
+
+function toBestAvailableResult(eventId: string, reply: ScriptReply): BestAvailableResult {
+  switch (reply[0]) {
+    case 'OK':
+      return { ok: true, hold: toHoldRecord(eventId, reply[1]) };
+    case 'SEATS_UNAVAILABLE':
+      return {
+        ok: false,
+        error: 'SEATS_UNAVAILABLE',
+        reason: reply[1] as AllocationShortage,
+        free: Number(reply[2]),
+      };
+    case 'HOLD_LIMIT_EXCEEDED':
+      return {
+        ok: false,
+        error: 'HOLD_LIMIT_EXCEEDED',
+        heldSeats: Number(reply[1]),
+        limit: Number(reply[2]),
+      };
+    case 'EVENT_ENDED':
+      return { ok: false, error: 'EVENT_ENDED' };
+    case 'POLICY_CHANGED':
+      return { ok: false, error: 'POLICY_CHANGED', current: String(reply[1]) };
+    default:
+      throw new Error(`holdBestAvailable: unexpected reply ${String(reply[0])}`);
+  }
+}

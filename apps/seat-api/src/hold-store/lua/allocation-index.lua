@@ -1,0 +1,78 @@
+-- The free-seat index best-available holds search (best-available.lua), kept per event beside its seats
+-- and changed by log_changes() in the same atomic step as every seat change (hold-keys.ts lists the keys):
+--   rows    HASH rowKey -> one character per seat of the row, by seat number: '1' free, '0' taken
+--   rowinfo HASH rowKey -> "rank|section|category": the row's rank (lower is better) and what filters read
+--   runs:q  ZSET rowKey -> rank, for q = 1 .. ALLOCATION_MAX_SEATS: the rows with q free seats side by side
+-- A row is a seat id's text before its last '-' (`<section>-<row>-<number>`, catalogue/), so the index
+-- needs no map of seat ids. Why an index: with 90 % of a large event taken at random a block of 4 free
+-- seats is rare (about one position in 10,000), so finding one by reading the seats hash reads nearly
+-- every seat; runs:q lists the rows that have one, best first, and a change of a seat costs one row's
+-- string (at most 500 characters) read and written.
+-- A held seat counts as taken until its hold is released or swept, even past its expireAt: the sweep
+-- frees it soon after, and best-available never takes a seat whose lapsed hold was not yet settled.
+-- An event whose index was never built (rowinfo missing) pays one HGET per row a script changes.
+
+local function alloc_base() return string.sub(K_SEATS, 1, -6) end
+
+-- Every key of the index: the sweep deletes them with the event's other keys.
+local function alloc_keys()
+  local base = alloc_base()
+  local keys = { base .. 'rows', base .. 'rowinfo' }
+  for q = 1, ALLOCATION_MAX_SEATS do keys[#keys + 1] = base .. 'runs:' .. q end
+  return keys
+end
+
+-- The longest run of '1' in a row string, capped at ALLOCATION_MAX_SEATS.
+local function alloc_longest(free)
+  local best = 0
+  for run in string.gmatch(free, '1+') do
+    if #run > best then best = #run end
+  end
+  if best > ALLOCATION_MAX_SEATS then best = ALLOCATION_MAX_SEATS end
+  return best
+end
+
+-- Files a row's new string: the runs:q sets whose membership its longest run changed, then the string.
+local function alloc_store_row(base, rowKey, rank, before, after)
+  local was, now = alloc_longest(before), alloc_longest(after)
+  if now > was then
+    for q = was + 1, now do redis.call('ZADD', base .. 'runs:' .. q, rank, rowKey) end
+  elseif now < was then
+    for q = now + 1, was do redis.call('ZREM', base .. 'runs:' .. q, rowKey) end
+  end
+  redis.call('HSET', base .. 'rows', rowKey, after)
+end
+
+-- The changes this call wrote (change-tracking.lua CL_ORDER / CL_AFTER), applied to the index: a seat
+-- written 'F' is free, anything else taken. Rows are read and written once each.
+local function alloc_index_changes()
+  if #CL_ORDER == 0 then return end
+  local base, byRow, order = alloc_base(), {}, {}
+  for _, s in ipairs(CL_ORDER) do
+    local rowKey, n = string.match(s, '^(.+)%-(%d+)$')
+    if rowKey then
+      local marks = byRow[rowKey]
+      if not marks then
+        marks = {}
+        byRow[rowKey] = marks
+        order[#order + 1] = rowKey
+      end
+      marks[tonumber(n)] = CL_AFTER[s][1] == 'F' and '1' or '0'
+    end
+  end
+  for _, rowKey in ipairs(order) do
+    local before = redis.call('HGET', base .. 'rows', rowKey)
+    if before then
+      local chars = {}
+      for i = 1, #before do chars[i] = string.sub(before, i, i) end
+      for n, c in pairs(byRow[rowKey]) do
+        if n >= 1 and n <= #before then chars[n] = c end
+      end
+      local after = table.concat(chars)
+      if after ~= before then
+        local info = redis.call('HGET', base .. 'rowinfo', rowKey)
+        alloc_store_row(base, rowKey, tonumber(string.match(info, '^([^|]+)')), before, after)
+      end
+    end
+  end
+end

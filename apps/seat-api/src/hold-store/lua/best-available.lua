@@ -1,0 +1,157 @@
+-- Best-available hold: picks `quantity` free seats side by side in one row and holds them, in one step.
+-- ARGV[4] hid, [5] userId, [6] ttlMs, [7] maxLifetimeMs, [8] maxSeatsPerUser, [9] the policy version
+-- the caller checked or '', [10] the hold's extension cap or '', [11] its ttl cap (ms) or '', [12] quantity
+-- (1 .. ALLOCATION_MAX_SEATS), [13] section or '', [14] category or ''. KEYS[EVENT_SCRIPT_KEYS + 1] is the
+-- prefix of the event's seat lock keys (its seat id appended: holds/seat-lock.ts).
+--
+-- The seat lock. A hold by seat ids locks its seats before its script runs (@DistributedLock); this one
+-- cannot, since its seats are known only here. It needs no lock of its own: the script is atomic, picks
+-- only seats that are free in the seats hash, and skips any seat whose lock key exists (a hold, release
+-- or confirm of that seat is in flight: the same rule create-hold.lua keeps by checking the lock is its
+-- caller's). Its fencing token is a fresh one from the shard's counter, as a lock's acquire would draw,
+-- so a paused writer whose lock on one of these seats lapsed earlier is refused by fence_ok afterwards.
+-- A per-event allocation lock would serialise every best-available request of an event behind one key
+-- (a round trip each) for nothing the script's atomicity does not already give.
+--
+-- Which block: the rows with a free block of `quantity` seats (runs:q, allocation-index.lua) in rank
+-- order; in a row, the block nearest the row's centre that leaves no single free seat alone between it
+-- and a taken seat or the row's end; the first row with such a block wins. When every block strands a
+-- seat, the best-ranked block anyway (the rule is "never an orphan when another choice exists").
+-- Replies {'OK', hold} | {'NO_INDEX'} (build it: allocation-build.lua, and call again) |
+-- {'SEATS_UNAVAILABLE', 'SOLD_OUT' | 'NOT_ENOUGH_TOGETHER', free seats that match, up to quantity} |
+-- {'HOLD_LIMIT_EXCEEDED', held, limit} | {'POLICY_CHANGED', version} | {'EVENT_ENDED'}.
+local hid, user, ttl, lifetime = ARGV[4], ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
+local limit, q, section, category = tonumber(ARGV[8]), tonumber(ARGV[12]), ARGV[13], ARGV[14]
+local lockPrefix = KEYS[EVENT_SCRIPT_KEYS + 1]
+if event_ended() then return { 'EVENT_ENDED' } end
+if ARGV[9] ~= '' then
+  local pv = redis.call('HGET', K_META, 'pv')
+  if pv ~= ARGV[9] then return { 'POLICY_CHANGED', pv or '' } end
+end
+local base = alloc_base()
+local K_ROWS, K_ROWINFO = base .. 'rows', base .. 'rowinfo'
+if redis.call('EXISTS', K_ROWINFO) == 0 then return { 'NO_INDEX' } end
+
+-- whether a row's info "rank|section|category" passes the request's filters
+local function wanted(info)
+  if section == '' and category == '' then return true end
+  local _, sec, cat = string.match(info, '^([^|]*)|([^|]*)|(.*)$')
+  return (section == '' or sec == section) and (category == '' or cat == category)
+end
+
+-- The block a row offers: first seat number and whether it strands a seat; nil when it has none.
+local function best_in_row(free)
+  local centre = (#free + 1) / 2
+  local best, bestDist, bestOrphan
+  for from, to in string.gmatch(free, '()1+()') do
+    local last = to - 1
+    for s = from, last - q + 1 do
+      local orphan = (s - from == 1) or (last - (s + q - 1) == 1)
+      local dist = math.abs(s + (q - 1) / 2 - centre)
+      if best == nil or (bestOrphan and not orphan) or (orphan == bestOrphan and dist < bestDist) then
+        best, bestDist, bestOrphan = s, dist, orphan
+      end
+    end
+  end
+  return best, bestOrphan
+end
+
+-- The row's best block whose seats a hold may take now: none under a seat lock, each free in the seats
+-- hash (the index follows every change; this is the check before the write). A seat that fails is
+-- marked taken and the row is looked at again.
+local function choose(rowKey, free)
+  while true do
+    local s, orphan = best_in_row(free)
+    if s == nil then return nil end
+    local ok = true
+    for i = s, s + q - 1 do
+      local id = rowKey .. '-' .. i
+      if redis.call('EXISTS', lockPrefix .. id) == 1 or seat(id) ~= 'F' then
+        free = string.sub(free, 1, i - 1) .. '0' .. string.sub(free, i + 1)
+        ok = false
+      end
+    end
+    if ok then return s, orphan end
+  end
+end
+
+local pick, pickRow, fallback, fallbackRow
+local PAGE = 64
+local from = 0
+while pick == nil do
+  local rows = redis.call('ZRANGE', base .. 'runs:' .. q, from, from + PAGE - 1)
+  if #rows == 0 then break end
+  local infos = (section ~= '' or category ~= '') and redis.call('HMGET', K_ROWINFO, unpack(rows)) or nil
+  local frees = redis.call('HMGET', K_ROWS, unpack(rows))
+  for i, rowKey in ipairs(rows) do
+    if frees[i] and (infos == nil or (infos[i] and wanted(infos[i]))) then
+      local s, orphan = choose(rowKey, frees[i])
+      if s ~= nil then
+        if not orphan then
+          pick, pickRow = s, rowKey
+          break
+        end
+        if fallback == nil then fallback, fallbackRow = s, rowKey end
+      end
+    end
+  end
+  from = from + PAGE
+end
+if pick == nil then pick, pickRow = fallback, fallbackRow end
+
+if pick == nil then
+  -- no block: how many matching seats are free at all (up to q), for the reason and whether a split would do
+  local free, at = 0, 0
+  while free < q do
+    local rows = redis.call('ZRANGE', base .. 'runs:1', at, at + PAGE - 1)
+    if #rows == 0 then break end
+    local infos = redis.call('HMGET', K_ROWINFO, unpack(rows))
+    local frees = redis.call('HMGET', K_ROWS, unpack(rows))
+    for i = 1, #rows do
+      if frees[i] and infos[i] and wanted(infos[i]) then
+        local _, ones = string.gsub(frees[i], '1', '')
+        free = free + ones
+        if free >= q then break end
+      end
+    end
+    at = at + PAGE
+  end
+  if free > q then free = q end
+  return { 'SEATS_UNAVAILABLE', free == 0 and 'SOLD_OUT' or 'NOT_ENOUGH_TOGETHER', free }
+end
+
+local seats, highest = {}, 0
+for i = pick, pick + q - 1 do
+  local s = pickRow .. '-' .. i
+  seats[#seats + 1] = s
+  local _, _, _, fence = seat(s)
+  if fence > highest then highest = fence end
+end
+
+-- per-user cap: count the seats of this user's holds that are still live, forgetting the rest
+local held, live = 0, {}
+for h in string.gmatch(user_holds(user), '[^,]+') do
+  local rec = settle(load(h))
+  if rec and (rec.status == 'CONFIRMING' or rec.status == 'ACTIVE') then
+    held = held + #rec.seats
+    live[#live + 1] = h
+  end
+end
+if held + q > limit then return { 'HOLD_LIMIT_EXCEEDED', held, limit } end
+
+-- a fresh token, above the counter and every fence these seats carry (see the seat lock above)
+local counter = tonumber(redis.call('GET', K_FENCE) or 0)
+local token = math.max(counter, highest) + 1
+redis.call('SET', K_FENCE, token)
+
+local h = { hid = hid, user = user, status = 'ACTIVE', seats = seats, created = NOW, expire = NOW + ttl,
+            max = NOW + lifetime, ext = 0, fence = token, order = '', ended = 0, deadline = 0,
+            mx = tonumber(ARGV[10]) or -1, mt = tonumber(ARGV[11]) or 0 }
+if h.expire > h.max then h.expire = h.max end
+set_seats(seats, 'H', hid, h.expire, token)
+save(h)
+hold_record_added()
+due_add(h.expire, hid)
+live[#live + 1] = hid
+update_user_holds(user, function() return table.concat(live, ',') end)
+return { 'OK', view(h) }
