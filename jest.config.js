@@ -13,6 +13,7 @@ const path = require('node:path');
 
 /** The files the cluster run repeats on the Redis Cluster; a new file joins it by being listed here. */
 const CLUSTER = [
+  'libs/distributed-lock/test/auto-pipelined.int-spec.ts',
   'libs/distributed-lock/test/client-timeout.int-spec.ts',
   'libs/distributed-lock/test/contention.int-spec.ts',
   'libs/distributed-lock/test/decorator.int-spec.ts',

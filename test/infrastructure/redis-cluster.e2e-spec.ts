@@ -20,6 +20,7 @@ import {
   RedisClient,
   RedisHealthIndicator,
   RedisModule,
+  RedisScript,
 } from '@app/redis';
 import { clusterPorts, clusterSeeds, onNode } from '@test/support/cluster-nodes';
 import { eventually } from '@test/support/eventually';
@@ -38,11 +39,12 @@ const suite = redisClusterSuite('redis-cluster.e2e-spec');
 const PAIR = `redis.call('SET', KEYS[1], ARGV[1], 'PX', 60000)
 redis.call('SET', KEYS[2], ARGV[2], 'PX', 60000)
 return KEYS`;
+/** The same script with its key count passed per call (as libs/distributed-lock runs its scripts). */
+const PAIR_PER_CALL = new RedisScript(PAIR);
 
 type Pair = (...args: (string | number)[]) => Promise<string[]>;
 interface Scripted {
   pairFixed: Pair; // numberOfKeys in the definition (as the hold store defines its scripts)
-  pairPerCall: Pair; // key count passed per call (as libs/distributed-lock defines its scripts)
 }
 
 /** RedisModule as the seat API wires it: options from its AppConfig. */
@@ -98,7 +100,6 @@ async function clusterClient(name: string): Promise<RedisClient & Scripted> {
   const client = createRedisClient({ ...loadConfig(clusterEnv()).redis, name });
   await connectRedis(client);
   client.defineCommand('pairFixed', { numberOfKeys: 2, lua: PAIR });
-  client.defineCommand('pairPerCall', { lua: PAIR });
   return client as RedisClient & Scripted;
 }
 
@@ -129,7 +130,7 @@ suite('Redis client on a Redis Cluster', () => {
     const tags = await tagsOnDifferentMasters(3);
     const calls = tags.flatMap(({ tag }) => [
       client.pairFixed(`{${tag}}:a`, `{${tag}}:b`, 'x', 'y'),
-      client.pairPerCall(2, `{${tag}}:c`, `{${tag}}:d`, 'x', 'y'),
+      PAIR_PER_CALL.run(client, [`{${tag}}:c`, `{${tag}}:d`], ['x', 'y']),
     ]);
     const results = await Promise.allSettled(calls);
     expect(results).toEqual(
@@ -152,7 +153,7 @@ suite('Redis client on a Redis Cluster', () => {
     await Promise.all(ports.map((p) => onNode(p, (r) => r.script('FLUSH'))));
     for (const { tag } of tags) {
       expect(await client.pairFixed(`{${tag}}:a`, `{${tag}}:b`, '3', '4')).toHaveLength(2);
-      expect(await client.pairPerCall(2, `{${tag}}:c`, `{${tag}}:d`, '3', '4')).toHaveLength(2);
+      expect(await PAIR_PER_CALL.run(client, [`{${tag}}:c`, `{${tag}}:d`], ['3', '4'])).toHaveLength(2);
     }
     const sha = (await onNode(ports[0], (r) => r.script('LOAD', PAIR))) as string;
     for (const { port } of tags) {

@@ -33,7 +33,7 @@ afterAll(() => redis.quit());
 
 /** Resolves after the watchdog has sent `n` more renewal batches (a real wait on the real calls). */
 function renewalsSent(): () => number {
-  const spy = jest.spyOn(redis as unknown as { dlockRenew: () => Promise<unknown> }, 'dlockRenew');
+  const spy = jest.spyOn(LockScripts.prototype, 'renew');
   return () => spy.mock.calls.length;
 }
 

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import Redis from 'ioredis';
 import { LockLostError, LockNotAcquiredError, currentLock } from '../src';
 import { DistributedLockService } from '../src/distributed-lock.service';
+import { LockScripts } from '../src/lock-scripts';
 import { eventually, lockService, sleep, testRedis } from './support';
 
 let redis: Redis;
@@ -85,10 +86,7 @@ it('(5, 30) a lease that expires mid-work lets B in; A’s release leaves B alon
   const a = await locks.acquire(k, { leaseMs: 500 });
   await eventually(async () => (await redis.exists(lockKeyOf(k))) === 0, 5000); // the lease ran out in Redis
   const b = await locks.acquire(k, { leaseMs: 5000 });
-  const releaseCalls = jest.spyOn(
-    redis as unknown as { dlockRelease: () => Promise<number> },
-    'dlockRelease',
-  );
+  const releaseCalls = jest.spyOn(LockScripts.prototype, 'release');
   expect(await a.release()).toBe('NOT_HELD');
   expect(releaseCalls).toHaveBeenCalledTimes(1);
   releaseCalls.mockRestore();
@@ -197,7 +195,7 @@ it('(13) waitMs is honoured: gives up after about the wait, with a retry hint', 
 it('(13) a waiter gets the lock soon after release, without hammering Redis', async () => {
   const k = key();
   const a = await locks.acquire(k, { leaseMs: 5000 });
-  const attempts = jest.spyOn(redis as unknown as { dlockAcquire: () => Promise<unknown> }, 'dlockAcquire');
+  const attempts = jest.spyOn(LockScripts.prototype, 'acquire');
   const waiter = locks.acquire(k, { leaseMs: 1000, waitMs: 5000 });
   await sleep(500);
   await a.release();
@@ -228,17 +226,18 @@ it('(18) a grant that arrives after the lease could have run out is treated as n
   const k = key();
   const slow = await testRedis();
   const svc = lockService(slow);
-  const real = (slow as unknown as { dlockAcquire: (...a: unknown[]) => Promise<unknown> }).dlockAcquire.bind(
-    slow,
-  );
-  (slow as unknown as { dlockAcquire: (...a: unknown[]) => Promise<unknown> }).dlockAcquire = async (
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the spied instance as this
+  const real = LockScripts.prototype.acquire;
+  const late = jest.spyOn(LockScripts.prototype, 'acquire').mockImplementation(async function (
+    this: LockScripts,
     ...a
-  ) => {
-    const r = await real(...a);
+  ) {
+    const r = await real.apply(this, a);
     await sleep(80); // the reply sits in a buffer while the process is paused
     return r;
-  };
+  });
   await expect(svc.acquire(k, { leaseMs: 50 })).rejects.toBeInstanceOf(LockNotAcquiredError);
+  late.mockRestore();
   expect(svc.heldCount).toBe(0);
   expect(await redis.exists(lockKeyOf(k))).toBe(0);
   await slow.quit();
@@ -316,7 +315,7 @@ it('(28) the method’s own error wins over a failing release', async () => {
   const k = key();
   const boom = new Error('business failure');
   const failRelease = jest
-    .spyOn(redis as unknown as { dlockRelease: () => Promise<number> }, 'dlockRelease')
+    .spyOn(LockScripts.prototype, 'release')
     .mockRejectedValueOnce(new Error('connection reset'));
   await expect(
     locks.runExclusive(k, { leaseMs: 300 }, () => {

@@ -4,15 +4,11 @@
  * `total_reads_processed` and no other test's traffic is mixed in.
  */
 import Redis from 'ioredis';
+import { RedisScript } from '@app/redis';
 import { Registry } from 'prom-client';
 import { startPrivateRedis, PrivateRedis } from '@test/support/private-redis';
-import {
-  LOCK_OWNED_LUA,
-  LockBackendError,
-  HeldLock,
-  LockNotAcquiredError,
-  LockNotOwnedError,
-} from '../src';
+import { LOCK_OWNED_LUA, LockBackendError, HeldLock, LockNotAcquiredError, LockNotOwnedError } from '../src';
+import { LockScripts } from '../src/lock-scripts';
 import { eventually } from '@test/support/eventually';
 import { lockService } from './support';
 
@@ -22,23 +18,20 @@ beforeAll(async () => {
   server = await startPrivateRedis();
   // the service's client setting: commands issued in one tick leave in one write
   redis = new Redis(server.url, { enableAutoPipelining: true, maxRetriesPerRequest: 1 });
-  redis.defineCommand('ownedSet', {
-    // KEYS[1] the data, KEYS[2..] the lock's keys; ARGV owner, value, token. What a store does: write only
-    // while the lock is ours, and record the token (the counter's value when the section has none yet).
-    lua: `${LOCK_OWNED_LUA}
-      if not lock_owned(2, ARGV[1]) then return 'NOT_LOCKED' end
-      redis.call('SET', KEYS[1], ARGV[2])
-      return 'OK'`,
-  });
-  redis.defineCommand('ownedSetLetGo', {
-    // the same, as the section's last write: the lock's keys go with it (HeldLock.letGoInScript)
-    lua: `${LOCK_OWNED_LUA}
-      if not lock_owned(2, ARGV[1]) then return 'NOT_LOCKED' end
-      redis.call('SET', KEYS[1], ARGV[2])
-      lock_let_go(2)
-      return 'OK'`,
-  });
 });
+
+// KEYS[1] the data, KEYS[2..] the lock's keys; ARGV owner, value. What a store does: write only while the
+// lock is ours. Its key count is passed per call, as the lock's own scripts' is (RedisScript).
+const OWNED_SET = new RedisScript(`${LOCK_OWNED_LUA}
+  if not lock_owned(2, ARGV[1]) then return 'NOT_LOCKED' end
+  redis.call('SET', KEYS[1], ARGV[2])
+  return 'OK'`);
+// the same, as the section's last write: the lock's keys go with it (HeldLock.letGoInScript)
+const OWNED_SET_LET_GO = new RedisScript(`${LOCK_OWNED_LUA}
+  if not lock_owned(2, ARGV[1]) then return 'NOT_LOCKED' end
+  redis.call('SET', KEYS[1], ARGV[2])
+  lock_let_go(2)
+  return 'OK'`);
 afterAll(async () => {
   redis?.disconnect();
   await server?.stop();
@@ -47,39 +40,24 @@ afterAll(async () => {
 /** The store's write of a section: owner-checked in Redis, sent at once (same tick). */
 function ownedSet(lock: HeldLock, key: string, value: string): Promise<string> {
   const { keys, owner } = lock.ownership;
-  return (redis as unknown as Record<string, (...a: unknown[]) => Promise<string>>).ownedSet(
-    1 + keys.length,
-    key,
-    ...keys,
-    owner,
-    value,
-  );
+  return OWNED_SET.run(redis, [key, ...keys], [owner, value]) as Promise<string>;
 }
 
 /** ownedSet as the section's last write: on OK its script has deleted the lock's keys. */
 function letGoWrite(lock: HeldLock, key: string, value: string): Promise<string> {
   const { keys, owner } = lock.ownership;
-  return (redis as unknown as Record<string, (...a: unknown[]) => Promise<string>>).ownedSetLetGo(
-    1 + keys.length,
-    key,
-    ...keys,
-    owner,
-    value,
-  );
+  return OWNED_SET_LET_GO.run(redis, [key, ...keys], [owner, value]) as Promise<string>;
 }
 
 /** letGoWrite, ended by letGoInScript as a section does. */
 const lastOwnedSet = (lock: HeldLock, key: string, value: string) =>
   lock.letGoInScript(letGoWrite(lock, key, value), (answer) => answer === 'OK');
 
-/**
- * Counts the lock's release commands. An auto-pipelining client calls the spied method twice per command
- * (on itself, then on the tick's pipeline), so only the calls on the client count.
- */
+/** Counts the lock's release commands. */
 function releaseCalls() {
-  const spy = jest.spyOn(redis as unknown as { dlockRelease: () => Promise<number> }, 'dlockRelease');
+  const spy = jest.spyOn(LockScripts.prototype, 'release');
   return {
-    count: () => spy.mock.contexts.filter((self) => self === redis).length,
+    count: () => spy.mock.calls.length,
     restore: () => spy.mockRestore(),
   };
 }
@@ -211,7 +189,7 @@ it('a release that ran before its acquire (reordered on a Cluster) is sent again
   // nothing (as if it ran first); the lock key the acquire set must still go, without a "lost" report.
   const lost: string[] = [];
   const locks = lockService(redis, { onLockLost: ({ keys }) => lost.push(...keys) });
-  const release = jest.spyOn(redis as unknown as { dlockRelease: () => Promise<number> }, 'dlockRelease');
+  const release = jest.spyOn(LockScripts.prototype, 'release');
   release.mockImplementationOnce(() => Promise.resolve(0));
   try {
     await expect(
@@ -231,11 +209,14 @@ it('a write refused although the lock was granted (it ran before the acquire) ma
   // first acquire is held back one tick, so it leaves in the batch after the write and the release.
   const lost: string[] = [];
   const locks = lockService(redis, { onLockLost: ({ keys }) => lost.push(...keys) });
-  const client = redis as unknown as { dlockAcquire: (...a: unknown[]) => Promise<unknown> };
-  const send = client.dlockAcquire.bind(redis);
-  const acquire = jest
-    .spyOn(client, 'dlockAcquire')
-    .mockImplementationOnce((...a) => new Promise((r) => setImmediate(() => r(send(...a)))));
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the spied instance as this
+  const send = LockScripts.prototype.acquire;
+  const acquire = jest.spyOn(LockScripts.prototype, 'acquire').mockImplementationOnce(function (
+    this: LockScripts,
+    ...a
+  ) {
+    return new Promise((r) => setImmediate(() => r(send.apply(this, a))));
+  });
   const answers: string[] = [];
   const result = await locks.runExclusive(
     'late-acquire',

@@ -11,4 +11,5 @@ export * from './wait-for-replicas';
 export * from './redis-unavailable';
 export * from './lua-script';
 export * from './replica-coverage';
+export * from './script-commands';
 export * from './slot-tag';

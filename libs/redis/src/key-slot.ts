@@ -1,8 +1,8 @@
 /**
  * Redis Cluster's hash slot of a key (CRC16-XMODEM of the key, or of its `{hash tag}` when it has a
  * non-empty one, modulo 16384): which keys a Cluster node accepts together in one script call (the
- * rate-limit sync, the Cluster client's script routing). ioredis computes the same internally but does
- * not export it.
+ * rate-limit sync, RedisScript refusing a call whose keys span slots). ioredis computes the same
+ * internally but does not export it.
  */
 const TABLE = (() => {
   const t = new Uint16Array(256);

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nest
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { Cluster } from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import { keySlot, luaScript, LuaScriptSpec, REDIS_CLIENT, RedisClient } from '@app/redis';
+import { keySlot, luaScript, LuaScriptSpec, REDIS_CLIENT, RedisClient, RedisScript } from '@app/redis';
 import { counter, gauge } from '@app/observability';
 
 /** How often an instance adds its new hits to Redis and learns the other instances' totals. */
@@ -28,10 +28,8 @@ const SYNC_COUNTERS: LuaScriptSpec = {
   keys: ['counter...'],
   argv: ['hits, outliveMs...'],
 };
-
-type SyncRunner = {
-  rateLimitSync(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number[]>;
-};
+/** Its key count is passed per call (RedisScript: routed by its first counter on a Cluster). */
+const SYNC_SCRIPT = new RedisScript(luaScript(__dirname, SYNC_COUNTERS));
 
 const tracked = gauge('rate_limit_tracked_callers', 'Caller windows this instance keeps in memory');
 const refused = counter('rate_limit_refused_total', 'Requests refused with 429, by limit', ['limit']);
@@ -92,10 +90,6 @@ export class SyncedThrottlerStorage implements ThrottlerStorage, OnModuleInit, O
   private readonly keyPrefix: string;
 
   constructor(@Inject(REDIS_CLIENT) private readonly redis: RedisClient) {
-    if (!('rateLimitSync' in redis)) {
-      // no fixed key count: each call passes its own (ioredis still prefixes the keys)
-      redis.defineCommand('rateLimitSync', { lua: luaScript(__dirname, SYNC_COUNTERS) });
-    }
     this.keyPrefix = (redis.isCluster ? (redis as Cluster).options.keyPrefix : redis.options.keyPrefix) ?? '';
   }
 
@@ -233,7 +227,7 @@ export class SyncedThrottlerStorage implements ThrottlerStorage, OnModuleInit, O
   private syncCall(windows: Window[]): Promise<number[]> {
     const keys = windows.map((w) => w.redisKey);
     const args = windows.flatMap((w) => [w.inFlight, w.ttlMs * 2]);
-    return (this.redis as unknown as SyncRunner).rateLimitSync(keys.length, ...keys, ...args);
+    return SYNC_SCRIPT.run(this.redis, keys, args) as Promise<number[]>;
   }
 
   private reportFailures(failed: number): void {
