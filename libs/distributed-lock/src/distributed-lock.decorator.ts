@@ -39,10 +39,10 @@ const SERVICE = '__distributedLockService';
 type Host = { [SERVICE]?: DistributedLockService };
 
 /**
- * Runs the method while holding a Redis lock whose key comes from its arguments. In the method's
- * synchronous start (before its first await), `currentLock()` gives the fencing token and the AbortSignal
- * that fires if the lease is lost (lock-context.ts says why it is not an AsyncLocalStorage). The lock service comes
- * from Nest DI: a class using this without DistributedLockModule fails at bootstrap, naming the service.
+ * Runs the method while holding a Redis lock whose key comes from its arguments. Anywhere in the call,
+ * awaits included, `currentLock()` gives the fencing token and the AbortSignal that fires if the lease is
+ * lost. The lock service comes from Nest DI: a class using this without DistributedLockModule fails at
+ * bootstrap, naming the service.
  */
 export function DistributedLock<A extends unknown[]>(options: DistributedLockOptions<A>) {
   const inject = Inject(DistributedLockService);

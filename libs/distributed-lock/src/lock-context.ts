@@ -1,44 +1,31 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { HeldLock } from './held-lock';
 
 /**
- * The lock of the @DistributedLock method (or runExclusive callback) whose synchronous start is running.
- *
- * Why not AsyncLocalStorage: on Node 20 one AsyncLocalStorage in use makes every promise of the process
- * pay init/before/after hooks, which cost the seat API about 30 % of its CPU per hold in bench:http, for
- * a value that every caller reads once, at the top.
- * So the scope is the synchronous part of the call: `runInLockScope` sets the handle, calls the function
- * and restores what was there before it returns its promise. Code after an `await` runs outside that
- * part (the microtask starts with an empty stack), where `currentLock()` throws instead of answering
- * with another call's lock: capture it in a const before the first await.
+ * The lock of the @DistributedLock method (or runExclusive callback) that is running: the whole call,
+ * `await`s included, and what it starts (an AsyncLocalStorage follows the call's promises and callbacks).
+ * Nested locked calls see their own lock; the outer one's again once they return.
  */
-let current: HeldLock | undefined;
+const scope = new AsyncLocalStorage<HeldLock>();
 
-/** Runs `fn` with `handle` as currentLock() for its synchronous part (nesting restores the outer one). */
+/** Runs `fn` with `handle` as currentLock() for the whole of its call. */
 export function runInLockScope<T>(handle: HeldLock, fn: () => T): T {
-  const outer = current;
-  current = handle;
-  try {
-    return fn();
-  } finally {
-    current = outer;
-  }
+  return scope.run(handle, fn);
 }
 
-/** Asked for outside the synchronous start of a locked call. */
+/** Asked for outside a locked call. */
 export class LockScopeError extends Error {
   constructor() {
-    super(
-      'currentLock() is only known in the synchronous start of a @DistributedLock method or runExclusive ' +
-        'callback: read it into a const before the first await',
-    );
+    super('currentLock() is only known inside a @DistributedLock method or runExclusive callback');
     this.name = 'LockScopeError';
   }
 }
 
-/** The lock of the locked call whose synchronous start is running; LockScopeError anywhere else. */
+/** The lock of the locked call running now; LockScopeError outside any. */
 export function currentLock(): HeldLock {
-  if (current === undefined) {
+  const lock = scope.getStore();
+  if (lock === undefined) {
     throw new LockScopeError();
   }
-  return current;
+  return lock;
 }

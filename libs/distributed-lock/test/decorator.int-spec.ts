@@ -31,7 +31,7 @@ class SeatService {
     waitMs: 5000,
   })
   async hold(eventId: string, seats: string[], label: string): Promise<number> {
-    const lock = currentLock(); // before the first await: the scope is the method's synchronous start
+    const lock = currentLock();
     this.events.push(`start ${label}`);
     await sleep(30);
     this.events.push(`end ${label}`);
@@ -51,11 +51,11 @@ class SeatService {
     return Promise.resolve(currentLock().keys);
   }
 
-  // currentLock() read after an await: outside the scope, a clear error instead of some other call's lock
+  // currentLock() read after an await: still this call's lock, whatever ran meanwhile
   @DistributedLock<[string]>({ key: (seat) => `late:${seat}`, leaseMs: 1000 })
-  async readsLockLate(_seat: string): Promise<number> {
-    await sleep(1);
-    return currentLock().fencingToken;
+  async readsLockLate(_seat: string): Promise<string> {
+    await sleep(5);
+    return currentLock().keys[0];
   }
 
   // an outer locked method awaiting an inner one: each sees its own lock, the outer's again after
@@ -144,15 +144,20 @@ it('calls the key function with the instance as `this`', async () => {
   await m.close();
 });
 
-it('gives currentLock() to the synchronous start of the method, and a clear error after an await', async () => {
+it('gives currentLock() to the whole locked call, awaits included, and a clear error outside one', async () => {
   const m = await app(SeatService);
   const svc = m.get(SeatService);
   expect(currentLockOrNone()).toBe('LockScopeError');
-  await expect(svc.readsLockLate('A-1')).rejects.toThrow(/before the first await/);
-  // concurrent calls each read their own lock; after the awaited inner call the outer scope is over
+  // concurrent calls each read their own lock after an await
+  expect(await Promise.all([svc.readsLockLate('A-1'), svc.readsLockLate('A-2')])).toEqual([
+    'late:A-1',
+    'late:A-2',
+  ]);
+  // an awaited inner locked call sees its own lock; the outer one sees its own again after it
   const [a, b] = await Promise.all([svc.outer('A-1'), svc.outer('A-2')]);
-  expect(a).toEqual(['outer:A-1', 'inner:A-1', 'LockScopeError']);
-  expect(b).toEqual(['outer:A-2', 'inner:A-2', 'LockScopeError']);
+  expect(a).toEqual(['outer:A-1', 'inner:A-1', 'outer:A-1']);
+  expect(b).toEqual(['outer:A-2', 'inner:A-2', 'outer:A-2']);
+  expect(currentLockOrNone()).toBe('LockScopeError');
   // concurrent holds on disjoint seats: each token is its own call's
   const tokens = await Promise.all([svc.hold('e2', ['C1'], 'c1'), svc.hold('e2', ['C2'], 'c2')]);
   expect(new Set(tokens).size).toBe(2);

@@ -1,4 +1,6 @@
 import type { LogLevel } from '@nestjs/common';
+import type { FastifyInstance } from 'fastify';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Params } from 'nestjs-pino';
@@ -37,15 +39,26 @@ export function requestIdOf(raw: IncomingMessage): string {
   return id;
 }
 
+/** The request id of the request being handled: set for its whole handling, awaits included. */
+const requestScope = new AsyncLocalStorage<string>();
+
+/**
+ * Runs each request's handling (guards, pipes, the controller and everything it awaits) with its id in
+ * `requestScope`, so every log line written meanwhile carries it (loggingParams' mixin). A preHandler
+ * hook, after the body is parsed: context set earlier (pino-http's middleware through nestjs-pino, on
+ * @fastify/middie) does not reach the handler on this adapter (fastify/middie#124), so nestjs-pino's own
+ * request-scoped logger never saw the request. Call it before the app registers its routes.
+ */
+export function installRequestScope(fastify: FastifyInstance): void {
+  fastify.addHook('preHandler', (req, _reply, done) => requestScope.run(req.id, done));
+}
+
 /**
  * nestjs-pino settings shared by both apps: structured JSON (or one pretty line), no line per request (the
  * service answers thousands a second; errors are logged by the error filter, and every answer is in the
- * `http_request_duration_seconds` metric), and no secrets: Authorization headers are never logged.
- * pino-http's middleware is not mounted on any route, and no AsyncLocalStorage carries the request id to
- * every line: on Node 20 one AsyncLocalStorage in use puts hooks on every promise of the process, which
- * cost the seat API about 30 % of its CPU per hold (bench:http, with the lock's AsyncLocalStorage
- * too). The lines that say what a request did are written by its controller, which passes the
- * request id (`requestId` field); the error filter names it on every 5xx line.
+ * `http_request_duration_seconds` metric), and no secrets: Authorization headers are never logged. Every
+ * line written while a request is handled carries its `requestId` (installRequestScope), whichever
+ * logger writes it; pino-http's middleware is not mounted (it would only add a logger per request).
  */
 export function loggingParams(o: LoggingOptions): Params {
   return {
@@ -57,6 +70,11 @@ export function loggingParams(o: LoggingOptions): Params {
       quietReqLogger: true,
       genReqId: (req) => (req as IncomingMessage & { id?: string }).id ?? requestIdOf(req),
       customAttributeKeys: { reqId: 'requestId' },
+      // an id the line names itself (the error filter's, a controller's) is kept: pino merges it over this
+      mixin: () => {
+        const requestId = requestScope.getStore();
+        return requestId === undefined ? {} : { requestId };
+      },
       redact: ['req.headers.authorization', 'req.headers.cookie'],
       ...(o.format === 'pretty'
         ? {

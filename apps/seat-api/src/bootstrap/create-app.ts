@@ -5,7 +5,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '@app/config';
 import { Logger } from 'nestjs-pino';
-import { recordHttpMetrics, requestIdOf } from '@app/observability';
+import { installRequestScope, recordHttpMetrics, requestIdOf } from '@app/observability';
 import { AppModule } from '../app.module';
 import { ErrorEnvelopeFilter, sendErrorEnvelope } from '../common/error-envelope.filter';
 import { installJsonBodyParser } from '../common/json-body';
@@ -55,6 +55,8 @@ export async function createSeatApi(moduleRef?: SeatApiModuleRef): Promise<NestF
   // the same JSON parser, then refuses bodies nested too deep or repeating a key (common/json-body.ts)
   installJsonBodyParser(adapter.getInstance());
   recordHttpMetrics(adapter.getInstance());
+  // every log line written while a request is handled names it (requestId)
+  installRequestScope(adapter.getInstance());
   const options: NestApplicationOptions = { ...BOOT_LOGGING, bodyParser: false };
   const app = moduleRef
     ? moduleRef.createNestApplication<NestFastifyApplication>(adapter, options)

@@ -110,7 +110,7 @@ export class ConfirmHoldUseCase implements SeatLockHost {
     read: HoldRecord,
     orderId: string,
   ): Promise<ConfirmResult> {
-    const lock = currentLock(); // here, before any await (see currentLock)
+    const lock = currentLock();
     // An attempt an earlier call left CONFIRMING is decided first; with the seat lock held, no live
     // confirm is writing it, so what PostgreSQL says about it is final.
     if (read.status === 'CONFIRMING') {
