@@ -43,11 +43,12 @@ if action ~= '' then
     return answer(made and { 'OK', view(made) } or { 'EVENT_ENDED' })
   end
 end
+-- before the policy: an event over has no policy version left to match (none is stored once it is removed)
+if event_ended() then return answer({ 'EVENT_ENDED' }) end
 if ARGV[12] ~= '' then
   local pv = redis.call('HGET', K_META, 'pv')
   if pv ~= ARGV[12] then return answer({ 'POLICY_CHANGED', pv or '' }) end
 end
-if event_ended() then return answer({ 'EVENT_ENDED' }) end
 
 -- Splits bucket p into p and p + 2^L (linear hashing, hold-buckets.lua): moves the records and due
 -- entries whose code says so, in one HSET / HDEL / ZADD / ZREM per key. Only this bucket's entries move.

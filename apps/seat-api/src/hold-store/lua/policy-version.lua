@@ -3,6 +3,8 @@
 -- only go up, so an instance that loaded an older policy never puts it back over a newer change. drop:
 -- deletes it if it is that version (a change whose PostgreSQL commit failed: the next hold then reloads
 -- the policy from PostgreSQL). Replies the version stored afterwards, '' for none.
+-- An event whose keys the sweep deleted is not written again (event-retention.lua): raise stores nothing.
+if ARGV[4] == 'raise' and event_removed() then return '' end
 local v, pv = tonumber(ARGV[5]), redis.call('HGET', K_META, 'pv')
 if ARGV[4] == 'raise' then
   if not pv or tonumber(pv) < v then
