@@ -13,6 +13,7 @@ const path = require('node:path');
 
 /** The files the cluster run repeats on the Redis Cluster; a new file joins it by being listed here. */
 const CLUSTER = [
+  'apps/seat-api/src/hold-store/allocation.store.int-spec.ts',
   'libs/distributed-lock/test/auto-pipelined.int-spec.ts',
   'libs/distributed-lock/test/client-timeout.int-spec.ts',
   'libs/distributed-lock/test/contention.int-spec.ts',
@@ -32,6 +33,7 @@ const CLUSTER = [
   'test/expiry/reconciler-isolation.e2e-spec.ts',
   'test/expiry/shard-ownership.e2e-spec.ts',
   'test/holds/auth.e2e-spec.ts',
+  'test/holds/best-available.e2e-spec.ts',
   'test/holds/confirm-paths.e2e-spec.ts',
   'test/holds/confirm-silent-database.e2e-spec.ts',
   'test/holds/confirm.e2e-spec.ts',

@@ -8,6 +8,7 @@ export default async () => {
     ['./audit/audit-log']: await import('./audit/audit-log'),
     ['./audit/dto/audit-page.view']: await import('./audit/dto/audit-page.view'),
     ['./expiry/dto/expirations-page.view']: await import('./expiry/dto/expirations-page.view'),
+    ['./holds/allocation/best-available.dto']: await import('./holds/allocation/best-available.dto'),
     ['./holds/admin/dto/bookings-page.view']: await import('./holds/admin/dto/bookings-page.view'),
     ['./holds/hold.view']: await import('./holds/hold.view'),
     ['./seat-map/seat-map.view']: await import('./seat-map/seat-map.view'),
@@ -234,17 +235,6 @@ export default async () => {
           },
         ],
         [
-          import('./holds/cancel/cancelled-event.view'),
-          {
-            CancelledEventView: {
-              eventId: { required: true, type: () => String },
-              sales: { required: true, enum: ['CANCELLED'] },
-              releasedHolds: { required: true, type: () => Number },
-              bookedHolds: { required: true, type: () => Number },
-            },
-          },
-        ],
-        [
           import('./holds/hold.view'),
           {
             HoldView: {
@@ -271,6 +261,27 @@ export default async () => {
           },
         ],
         [
+          import('./holds/allocation/best-available.dto'),
+          {
+            BestAvailableDto: {
+              quantity: { required: true, type: () => Number, minimum: 1 },
+              category: { required: false, type: () => String, minLength: 1, maxLength: 40 },
+              section: { required: false, type: () => String, pattern: '^[A-Za-z0-9_-]{1,12}$' },
+            },
+          },
+        ],
+        [
+          import('./holds/cancel/cancelled-event.view'),
+          {
+            CancelledEventView: {
+              eventId: { required: true, type: () => String },
+              sales: { required: true, enum: ['CANCELLED'] },
+              releasedHolds: { required: true, type: () => Number },
+              bookedHolds: { required: true, type: () => Number },
+            },
+          },
+        ],
+        [
           import('./holds/dto/confirm-hold.dto'),
           {
             ConfirmHoldDto: {
@@ -283,6 +294,10 @@ export default async () => {
           {
             CreateHoldDto: {
               seatIds: { required: true, type: () => [String], uniqueItems: true, minItems: 1 },
+              bestAvailable: {
+                required: false,
+                type: () => t['./holds/allocation/best-available.dto'].BestAvailableDto,
+              },
               ttlSeconds: { required: false, type: () => Number, minimum: 1 },
             },
           },

@@ -14,6 +14,7 @@ import { ExtendHoldDto } from './dto/extend-hold.dto';
 import { BookingView, HoldView } from './hold.view';
 import { RateLimited } from '../rate-limit/rate-limit.decorator';
 import { HoldsService } from './holds.service';
+import { BestAvailableService } from './allocation/best-available.service';
 import { ApiIdempotencyKey } from './idempotency/api-idempotency-key.decorator';
 import { IdempotentRequests } from './idempotency/idempotent-requests';
 
@@ -40,12 +41,15 @@ export class HoldsController {
 
   constructor(
     private readonly holds: HoldsService,
+    private readonly bestAvailable: BestAvailableService,
     private readonly idempotent: IdempotentRequests,
   ) {}
 
   @Post('events/:eventId/holds')
   @RateLimited('holdCreate')
-  @ApiOperation({ summary: 'Hold seats, all or none' })
+  @ApiOperation({
+    summary: 'Hold seats, all or none: the seats named, or the best available block of a quantity',
+  })
   @ApiIdempotencyKey()
   @ApiResponse({ status: 201, type: HoldView })
   @ApiErrors(
@@ -71,7 +75,10 @@ export class HoldsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<HoldView> {
     return this.idempotent.run(req, reply, { eventId }, async () => {
-      const hold = await this.holds.hold(user, eventId, dto.seatIds, dto.ttlSeconds);
+      // the body names seats or what it wants, never both (CreateHoldDto)
+      const hold = dto.bestAvailable
+        ? await this.bestAvailable.hold(user, eventId, dto.bestAvailable, dto.ttlSeconds)
+        : await this.holds.hold(user, eventId, dto.seatIds, dto.ttlSeconds);
       this.logger.log({
         msg: 'hold created',
         requestId: req.id,

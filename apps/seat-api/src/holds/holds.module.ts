@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CatalogueModule } from '../catalogue/catalogue.module';
+import { BestAvailableService } from './allocation/best-available.service';
 import { EventCancellationController } from './cancel/event-cancellation.controller';
 import { EventCancellation } from './cancel/event-cancellation.service';
 import { ConfirmHoldUseCase } from './confirm/confirm-hold.use-case';
@@ -17,6 +18,7 @@ import { HoldStoreModule } from '../hold-store';
   controllers: [HoldsController, EventCancellationController],
   providers: [
     HoldsService,
+    BestAvailableService,
     EventCancellation,
     ConfirmHoldUseCase,
     SeatLockSettings,

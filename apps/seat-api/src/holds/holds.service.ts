@@ -181,8 +181,11 @@ export class HoldsService implements HoldSeatLockHost, OnModuleDestroy {
     }
   }
 
-  /** Why `policy` refuses this hold, if it does: sales closed or cancelled, too many seats, ttl out of range. */
-  private refusalUnder(policy: EventPolicy, seats: number, ttlSeconds?: number): DomainError | null {
+  /**
+   * Why `policy` refuses this hold, if it does: sales closed or cancelled, too many seats, ttl out of range.
+   * Also the check of a best-available hold (allocation/best-available.service.ts).
+   */
+  refusalUnder(policy: EventPolicy, seats: number, ttlSeconds?: number): DomainError | null {
     if (policy.sales === 'CANCELLED') {
       return eventCancelled(policy.eventId);
     }

@@ -1,4 +1,5 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -8,9 +9,13 @@ import {
   Matches,
   Max,
   Min,
+  IsObject,
+  ValidateBy,
   ValidateIf,
+  ValidateNested,
 } from 'class-validator';
 import { validBodyShortcut } from '../../common/validation';
+import { BestAvailableDto } from '../allocation/best-available.dto';
 
 export const SEAT_ID = /^[A-Za-z0-9._-]{1,32}$/;
 /**
@@ -20,21 +25,46 @@ export const SEAT_ID = /^[A-Za-z0-9._-]{1,32}$/;
 const MAX_SEATS = 1000;
 const MAX_TTL_SECONDS = 86400;
 
+/** A hold names its seats or what it wants (bestAvailable): one of the two, never both. */
+const NotWithSeatIds = () =>
+  ValidateBy({
+    name: 'notWithSeatIds',
+    validator: {
+      validate: (_value: unknown, args) => (args?.object as CreateHoldDto).seatIds === undefined,
+      defaultMessage: () => 'give either seatIds or bestAvailable, not both',
+    },
+  });
+
 /** Bounds are checked again against configuration in the service (limits are deployment settings). */
 export class CreateHoldDto {
-  @ApiProperty({
+  @ApiPropertyOptional({
     example: ['HALL-A-1', 'HALL-A-2'],
-    description: 'held all or none',
+    description: 'held all or none; exactly one of seatIds and bestAvailable',
     minItems: 1,
     maxItems: MAX_SEATS,
     uniqueItems: true,
   })
+  // required unless bestAvailable is given
+  @ValidateIf((dto: CreateHoldDto) => dto.seatIds !== undefined || dto.bestAvailable === undefined)
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_SEATS)
   @ArrayUnique({ message: 'seatIds must not repeat a seat' })
   @Matches(SEAT_ID, { each: true, message: 'each seat id must be 1-32 chars of letters, digits, . _ -' })
+  // absent when bestAvailable is given (validated above); typed as given, as every hold by id reads it
   seatIds!: string[];
+
+  @ApiPropertyOptional({
+    type: () => BestAvailableDto,
+    description:
+      'instead of seatIds: the service picks seats side by side in one row, the best by the layout (front rows, then nearest the centre), never leaving a single seat alone when another choice exists',
+  })
+  @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
+  @NotWithSeatIds()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => BestAvailableDto)
+  bestAvailable?: BestAvailableDto;
 
   @ApiPropertyOptional({
     type: 'integer',

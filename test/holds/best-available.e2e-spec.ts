@@ -1,0 +1,158 @@
+/**
+ * Best-available holds over real HTTP (POST /v1/events/{id}/holds with bestAvailable): the seats picked,
+ * the 409 reasons, bad input, a best-available hold treated as any other (seat map, release, confirm), and
+ * many clients at once never sharing a seat nor meeting a 503.
+ */
+import { randomUUID } from 'node:crypto';
+import { Api, createEvent, startApi } from '@test/support/seat-api';
+
+let api: Api;
+
+beforeAll(async () => {
+  api = await startApi({ HOLD_MAX_SEATS_PER_USER: '100' });
+});
+afterAll(() => api.close());
+
+const hold = (eventId: string, token: string, body: unknown) =>
+  api.call('POST', `/v1/events/${eventId}/holds`, { token, body });
+
+/** Section FRONT (premium, rows A, B of 6) then BACK (standard, row A of 6). */
+async function twoSectionEvent(): Promise<string> {
+  const admin = await api.token('admin-1', ['admin']);
+  const res = await api.call('POST', '/v1/events', {
+    token: admin,
+    body: {
+      name: 'Two sections',
+      startsAt: '2030-01-01T20:00:00Z',
+      sections: [
+        {
+          name: 'FRONT',
+          category: 'premium',
+          rows: [
+            { row: 'A', seats: 6 },
+            { row: 'B', seats: 6 },
+          ],
+        },
+        { name: 'BACK', category: 'standard', rows: [{ row: 'A', seats: 6 }] },
+      ],
+    },
+  });
+  expect(res.status).toBe(201);
+  return res.body.eventId as string;
+}
+
+it('holds seats side by side in the front row, nearest its centre, as an ordinary hold', async () => {
+  const eventId = await createEvent(api, 3, 10);
+  const token = await api.token('fan-1');
+  const r = await hold(eventId, token, { bestAvailable: { quantity: 4 }, ttlSeconds: 120 });
+  expect(r.status).toBe(201);
+  expect(r.body.seatIds).toEqual(['S-A-4', 'S-A-5', 'S-A-6', 'S-A-7']);
+  expect(r.body.status).toBe('ACTIVE');
+  const map = await api.call('GET', `/v1/events/${eventId}/seats`, { token });
+  const held = (map.body.seats as { seatId: string; status: string }[])
+    .filter((s) => s.status === 'HELD')
+    .map((s) => s.seatId);
+  expect(held.sort()).toEqual([...r.body.seatIds].sort());
+  // released like any hold; its seats are picked again
+  const released = await api.call('DELETE', `/v1/holds/${r.body.holdId}`, { token });
+  expect(released.status).toBe(204);
+  const again = await hold(eventId, token, { bestAvailable: { quantity: 4 } });
+  expect(again.body.seatIds).toEqual(['S-A-4', 'S-A-5', 'S-A-6', 'S-A-7']);
+  const confirmed = await api.call('POST', `/v1/holds/${again.body.holdId}/confirm`, {
+    token,
+    body: { orderId: `order-${randomUUID()}` },
+    headers: { 'idempotency-key': randomUUID() },
+  });
+  expect(confirmed.status).toBe(201);
+});
+
+it('a seat held by id is never picked; the next block leaves no seat alone', async () => {
+  const eventId = await createEvent(api, 2, 6);
+  const token = await api.token('fan-2');
+  expect((await hold(eventId, token, { seatIds: ['S-A-3'] })).status).toBe(201);
+  // row A: 1-2 and 4-6 free: 3 together only as 4-6; row B is behind it
+  const r = await hold(eventId, token, { bestAvailable: { quantity: 3 } });
+  expect(r.body.seatIds).toEqual(['S-A-4', 'S-A-5', 'S-A-6']);
+});
+
+it('filters by category and section', async () => {
+  const eventId = await twoSectionEvent();
+  const token = await api.token('fan-3');
+  const back = await hold(eventId, token, { bestAvailable: { quantity: 2, category: 'standard' } });
+  expect(back.status).toBe(201);
+  expect(back.body.seatIds.every((s: string) => s.startsWith('BACK-A-'))).toBe(true);
+  const front = await hold(eventId, token, { bestAvailable: { quantity: 2, section: 'FRONT' } });
+  expect(front.body.seatIds.every((s: string) => s.startsWith('FRONT-A-'))).toBe(true);
+});
+
+it('409 SEATS_UNAVAILABLE: NOT_ENOUGH_TOGETHER says whether a split would do; SOLD_OUT', async () => {
+  const eventId = await createEvent(api, 1, 4);
+  const token = await api.token('fan-4');
+  expect((await hold(eventId, token, { seatIds: ['S-A-2'] })).status).toBe(201);
+  const apart = await hold(eventId, token, { bestAvailable: { quantity: 3 } });
+  expect(apart.status).toBe(409);
+  expect(apart.body.code).toBe('SEATS_UNAVAILABLE');
+  expect(apart.body.errors).toEqual([{ reason: 'NOT_ENOUGH_TOGETHER', splitAvailable: true }]);
+  const tooMany = await hold(eventId, token, { bestAvailable: { quantity: 4 } });
+  expect(tooMany.body.errors).toEqual([{ reason: 'NOT_ENOUGH_TOGETHER', splitAvailable: false }]);
+  expect((await hold(eventId, token, { seatIds: ['S-A-1', 'S-A-3', 'S-A-4'] })).status).toBe(201);
+  const soldOut = await hold(eventId, token, { bestAvailable: { quantity: 1 } });
+  expect(soldOut.status).toBe(409);
+  expect(soldOut.body.errors).toEqual([{ reason: 'SOLD_OUT', splitAvailable: false }]);
+});
+
+it('bad input is refused 400 and holds nothing', async () => {
+  const eventId = await createEvent(api, 1, 10);
+  const token = await api.token('fan-5');
+  const bodies = [
+    { bestAvailable: { quantity: 0 } },
+    { bestAvailable: { quantity: 11 } },
+    { bestAvailable: { quantity: 2.5 } },
+    { bestAvailable: {} },
+    { bestAvailable: { quantity: 2, accessible: 'yes' } },
+    { bestAvailable: { quantity: 2, category: 'no-such-category' } },
+    { bestAvailable: { quantity: 2, section: 'NOPE' } },
+    { bestAvailable: null },
+    { seatIds: ['S-A-1'], bestAvailable: { quantity: 1 } },
+    {},
+  ];
+  for (const body of bodies) {
+    const r = await hold(eventId, token, body);
+    expect({ body, status: r.status, code: r.body.code }).toEqual({
+      body,
+      status: 400,
+      code: 'VALIDATION_FAILED',
+    });
+  }
+  const map = await api.call('GET', `/v1/events/${eventId}/seats`, { token });
+  expect((map.body.seats as { status: string }[]).every((s) => s.status === 'AVAILABLE')).toBe(true);
+});
+
+it('many clients at once: no seat in two holds, every answer 201 or 409, never a 503', async () => {
+  const eventId = await createEvent(api, 4, 12);
+  const tokens = await Promise.all(Array.from({ length: 40 }, (_, i) => api.token(`crowd-${i}`)));
+  const results = await Promise.all(
+    tokens.map((token, i) => hold(eventId, token, { bestAvailable: { quantity: 1 + (i % 4) } })),
+  );
+  const statuses = new Set(results.map((r) => r.status));
+  expect([...statuses].every((s) => s === 201 || s === 409)).toBe(true);
+  const won = results.filter((r) => r.status === 201).flatMap((r) => r.body.seatIds as string[]);
+  expect(new Set(won).size).toBe(won.length);
+  // 48 seats and 100 asked for: the event fills up, and only the last seats are refused
+  expect(won.length).toBeGreaterThan(36);
+  const map = await api.call('GET', `/v1/events/${eventId}/seats`, { token: tokens[0] });
+  const held = (map.body.seats as { seatId: string; status: string }[])
+    .filter((s) => s.status === 'HELD')
+    .map((s) => s.seatId);
+  expect(held.sort()).toEqual([...won].sort());
+});
+
+it('the OpenAPI document offers seatIds or bestAvailable, neither required alone', async () => {
+  const doc = (await api.call('GET', '/docs-json')).body;
+  const schema = doc.components.schemas.CreateHoldDto;
+  expect(schema.required ?? []).not.toContain('seatIds');
+  expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['seatIds', 'bestAvailable']));
+  const best = doc.components.schemas.BestAvailableDto;
+  expect(best.properties.quantity).toMatchObject({ minimum: 1, maximum: 10 });
+  expect(best.required).toEqual(['quantity']);
+});
