@@ -81,3 +81,12 @@ it('neither parks nor commits while the database is down: Kafka redelivers later
   expect(t.parked).toEqual([]);
   expect(t.commits).toEqual([]);
 });
+
+it('skips another event type of the topic (BookingCancelled): committed past, not parked, not recorded', async () => {
+  const t = setup(() => Promise.resolve(true));
+  const cancelled = { ...event, id: 'b-1', type: 'BookingCancelled', data: { bookingId: 'b-1' } };
+  await t.consumer.handle({}, t.ctx(JSON.stringify(cancelled)));
+  expect(t.recorder.record).not.toHaveBeenCalled();
+  expect(t.parked).toEqual([]);
+  expect(t.commits).toEqual([{ topic: 'seat.expired', partition: 2, offset: '42' }]);
+});

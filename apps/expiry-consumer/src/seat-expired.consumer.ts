@@ -1,14 +1,16 @@
 import { Controller, Logger } from '@nestjs/common';
 import { Ctx, KafkaContext, Payload } from '@nestjs/microservices';
-import { parseSeatExpired, SeatExpiredSchemaError } from '@app/contracts';
+import { OtherEventTypeError, parseSeatExpired, SeatExpiredSchemaError } from '@app/contracts';
 import { counter } from '@app/observability';
 import { ConfiguredEventPattern } from './configured-topic';
 import { DeadLetterPublisher } from './dead-letter.publisher';
 import { HoldExpiryRecorder } from './hold-expiry.recorder';
 
-const consumed = counter('expiry_consumer_messages_total', 'SeatExpired messages handled, by outcome', [
-  'outcome',
-]);
+const consumed = counter(
+  'expiry_consumer_messages_total',
+  'Messages of the SeatExpired topic handled, by outcome',
+  ['outcome'],
+);
 
 /** Attempts before a message that keeps failing is parked on the dead-letter topic. */
 const MAX_ATTEMPTS = 3;
@@ -40,6 +42,12 @@ export class SeatExpiredConsumer {
       const inserted = await this.withRetries(() => this.recorder.record(event));
       outcome = inserted ? 'recorded' : 'duplicate';
     } catch (e) {
+      if (e instanceof OtherEventTypeError) {
+        // another event of the topic (BookingCancelled): not this consumer's, and not poison either
+        consumed.inc({ outcome: 'skipped' });
+        await this.commitPast(ctx, origin, message.offset);
+        return;
+      }
       if (!(e instanceof SeatExpiredSchemaError) && !(await this.recorder.reachable())) {
         // PostgreSQL itself is down: every message would fail the same way, and parking good events on the
         // dead-letter topic would lose them from the history. Leave the offset uncommitted instead: kafkajs
@@ -58,13 +66,19 @@ export class SeatExpiredConsumer {
       outcome = e instanceof SeatExpiredSchemaError ? 'poison' : 'failed';
     }
     consumed.inc({ outcome });
-    await ctx.getConsumer().commitOffsets([
-      {
-        topic: origin.topic,
-        partition: origin.partition,
-        offset: (BigInt(message.offset) + 1n).toString(),
-      },
-    ]);
+    await this.commitPast(ctx, origin, message.offset);
+  }
+
+  private async commitPast(
+    ctx: KafkaContext,
+    origin: { topic: string; partition: number },
+    offset: string,
+  ): Promise<void> {
+    await ctx
+      .getConsumer()
+      .commitOffsets([
+        { topic: origin.topic, partition: origin.partition, offset: (BigInt(offset) + 1n).toString() },
+      ]);
   }
 
   private async withRetries<T>(fn: () => Promise<T>): Promise<T> {

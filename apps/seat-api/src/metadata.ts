@@ -15,6 +15,7 @@ export default async () => {
     ['./catalogue/created-event.view']: await import('./catalogue/created-event.view'),
     ['./health/health.controller']: await import('./health/health.controller'),
     ['./holds/cancel/cancelled-event.view']: await import('./holds/cancel/cancelled-event.view'),
+    ['./holds/admin/dto/cancelled-booking.view']: await import('./holds/admin/dto/cancelled-booking.view'),
     ['./holds/admin/dto/holds-page.view']: await import('./holds/admin/dto/holds-page.view'),
   };
   return {
@@ -309,6 +310,21 @@ export default async () => {
           },
         ],
         [
+          import('./holds/admin/dto/cancelled-booking.view'),
+          {
+            CancelledBookingView: {
+              bookingId: { required: true, type: () => String },
+              holdId: { required: true, type: () => String },
+              orderId: { required: true, type: () => String },
+              eventId: { required: true, type: () => String },
+              seatIds: { required: true, type: () => [String] },
+              status: { required: true, enum: ['CANCELLED'] },
+              userId: { required: true, type: () => String },
+              bookedAt: { required: true, type: () => String },
+            },
+          },
+        ],
+        [
           import('./holds/admin/dto/bookings-page.view'),
           {
             StaffBookingView: {
@@ -336,8 +352,22 @@ export default async () => {
           },
         ],
         [
+          import('./holds/admin/dto/staff-reason.dto'),
+          {
+            StaffReasonDto: {
+              reason: { required: true, type: () => String, minLength: 1, maxLength: 500, pattern: '\\S' },
+            },
+          },
+        ],
+        [
           import('./holds/admin/dto/hold-on-behalf.dto'),
-          { HoldOnBehalfDto: { customerId: { required: true, type: () => String } } },
+          {
+            HoldOnBehalfDto: {
+              customerId: { required: true, type: () => String },
+              seatIds: { required: true, type: () => [String], uniqueItems: true, minItems: 1 },
+              ttlSeconds: { required: false, type: () => Number, minimum: 1 },
+            },
+          },
         ],
         [
           import('./holds/admin/dto/holds-page.view'),
@@ -357,14 +387,6 @@ export default async () => {
               cursor: { required: false, type: () => String, pattern: '^[0-9]{1,7}(\\.[A-Za-z0-9_-]{11})?$' },
               userId: { required: false, type: () => String, pattern: '^[A-Za-z0-9._@:-]{1,128}$' },
               status: { required: false, enum: ['ACTIVE', 'CONFIRMED', 'RELEASED', 'EXPIRED'] },
-            },
-          },
-        ],
-        [
-          import('./holds/admin/dto/staff-reason.dto'),
-          {
-            StaffReasonDto: {
-              reason: { required: true, type: () => String, minLength: 1, maxLength: 500, pattern: '\\S' },
             },
           },
         ],
@@ -481,6 +503,7 @@ export default async () => {
           {
             StaffBookingsController: {
               listBookings: { type: t['./holds/admin/dto/bookings-page.view'].BookingsPageView },
+              cancelBooking: { type: t['./holds/admin/dto/cancelled-booking.view'].CancelledBookingView },
             },
           },
         ],

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AuditEntryEntity, onConnectionWithin } from '@app/database';
+import type { QueryRunner } from 'typeorm';
+import { PreparedChange, undoPrepared } from './prepared-changes';
 
 /** What a staff action records about itself (its time is PostgreSQL's, when the entry is written). */
 export interface AuditRecord {
@@ -17,6 +19,7 @@ export interface AuditRecord {
 export enum AuditAction {
   HOLD_FORCE_RELEASE = 'HOLD_FORCE_RELEASE',
   HOLD_ON_BEHALF = 'HOLD_ON_BEHALF',
+  BOOKING_CANCEL = 'BOOKING_CANCEL',
 }
 
 /**
@@ -28,23 +31,30 @@ export enum AuditAction {
 export class AuditLog {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /** Writes the entry PENDING: nobody but its writer decides it for `settleAfterMs` (PostgreSQL time). */
-  async begin(id: string, r: AuditRecord, settleAfterMs: number, timeoutMs: number): Promise<void> {
+  /**
+   * Writes the entry PENDING: nobody but its writer decides it for `settleAfterMs` (PostgreSQL time).
+   * With `prepared`, the action's PostgreSQL part is written in the same transaction (prepared-changes.ts).
+   */
+  async begin(
+    id: string,
+    r: AuditRecord,
+    settleAfterMs: number,
+    timeoutMs: number,
+    prepared?: PreparedChange,
+  ): Promise<void> {
     await onConnectionWithin(this.db, timeoutMs, (qr) =>
-      qr.query(
-        `INSERT INTO audit_entries (id, event_id, actor, action, target, reason, detail, status, settle_after)
+      inTransaction(qr, async () => {
+        await this.insertPending(qr, id, r, settleAfterMs);
+        await prepared?.apply(qr);
+      }),
+    );
+  }
+
+  private async insertPending(qr: QueryRunner, id: string, r: AuditRecord, settleAfterMs: number) {
+    await qr.query(
+      `INSERT INTO audit_entries (id, event_id, actor, action, target, reason, detail, status, settle_after)
          VALUES ($1, $2, $3, $4, $5, $6, $7, 'PENDING', now() + make_interval(secs => $8))`,
-        [
-          id,
-          r.eventId,
-          r.actor,
-          r.action,
-          r.target,
-          r.reason ?? null,
-          r.detail ?? null,
-          settleAfterMs / 1000,
-        ],
-      ),
+      [id, r.eventId, r.actor, r.action, r.target, r.reason ?? null, r.detail ?? null, settleAfterMs / 1000],
     );
   }
 
@@ -55,10 +65,21 @@ export class AuditLog {
     );
   }
 
-  /** The entry's change did not happen, and now never will: nothing is left to claim it did. */
+  /**
+   * The entry's change did not happen, and now never will: nothing is left to claim it did, and the
+   * action's PostgreSQL part, if it has one, is taken back with it (undoPrepared).
+   */
   async discard(id: string, timeoutMs: number): Promise<void> {
     await onConnectionWithin(this.db, timeoutMs, (qr) =>
-      qr.query(`DELETE FROM audit_entries WHERE id = $1 AND status = 'PENDING'`, [id]),
+      inTransaction(qr, async () => {
+        const [gone] = (await qr.query(
+          `DELETE FROM audit_entries WHERE id = $1 AND status = 'PENDING' RETURNING action, detail`,
+          [id],
+        )) as [{ action: string; detail: Record<string, unknown> | null }[], number];
+        for (const entry of gone) {
+          await undoPrepared(qr, entry.action, entry.detail);
+        }
+      }),
     );
   }
 
@@ -80,5 +101,16 @@ export class AuditLog {
       take: limit,
       skip: offset,
     });
+  }
+}
+
+async function inTransaction(qr: QueryRunner, work: () => Promise<void>): Promise<void> {
+  await qr.startTransaction();
+  try {
+    await work();
+    await qr.commitTransaction();
+  } catch (e) {
+    await qr.rollbackTransaction().catch(() => undefined);
+    throw e;
   }
 }

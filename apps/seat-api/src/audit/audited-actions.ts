@@ -6,6 +6,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { StaffHoldStore } from '../hold-store';
 import { AuditLog, AuditRecord } from './audit-log';
+import { PreparedChange } from './prepared-changes';
 
 /** What one audit write or read may spend on PostgreSQL (as confirm's settlement reads). */
 const AUDIT_TIMEOUT_MS = 1000;
@@ -66,12 +67,21 @@ export class AuditedActions {
   /**
    * Runs `change` (given the action's id, which it must hand to its store script) as audited action `r`.
    * `change` throws ActionRefused for a refusal; anything else it throws leaves open whether it happened.
+   * `prepared`: the action's PostgreSQL part, written with its entry and taken back if the action is
+   * given up (prepared-changes.ts); its refusal (a DomainError) is answered as it is, nothing written.
    */
-  async run<T>(r: AuditRecord, change: (actionId: string) => Promise<T>): Promise<T> {
+  async run<T>(
+    r: AuditRecord,
+    change: (actionId: string) => Promise<T>,
+    prepared?: PreparedChange,
+  ): Promise<T> {
     const id = randomUUID();
     try {
-      await this.log.begin(id, r, this.settleAfterMs, AUDIT_TIMEOUT_MS);
+      await this.log.begin(id, r, this.settleAfterMs, AUDIT_TIMEOUT_MS, prepared);
     } catch (e) {
+      if (e instanceof DomainError) {
+        throw e; // refused by the prepared part: the transaction was rolled back
+      }
       // a commit whose answer was lost leaves a PENDING entry: Redis never saw the action, it is deleted
       this.logger.warn(`${r.action} ${r.target}: audit entry not written: ${String(e)}`);
       throw auditUnavailable();

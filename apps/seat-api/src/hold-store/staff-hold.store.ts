@@ -3,6 +3,7 @@ import { AppConfig } from '@app/config';
 import { REDIS_CLIENT, ReplicaAcks } from '@app/redis';
 import Redis from 'ioredis';
 import { HoldIds } from './hold-ids';
+import { WAKE_KEY } from './hold-keys';
 import { ScriptReply, toHoldRecord, toStoreResult } from './hold-replies';
 import { HoldStore } from './hold.store';
 import { HoldRecord, StoreResult } from './hold.types';
@@ -96,6 +97,42 @@ export class StaffHoldStore {
       await ack.confirm('force-release');
     }
     return toStoreResult(id.eventId, reply);
+  }
+
+  /**
+   * Makes the seats of a booking available again and records its BookingCancelled in the outbox, as staff
+   * action `actionId` (cancel-booking.lua: at most once; never once the action was given up). `freed`: the
+   * seats Redis still had booked for it (none for a replay of an action applied already).
+   */
+  async cancelBooking(p: {
+    eventId: string;
+    bookingId: string;
+    holdId: string;
+    orderId: string;
+    userId: string;
+    seatIds: string[];
+    fencingToken: number;
+    actionId: string;
+  }): Promise<
+    { ok: true; freed: string[] } | { ok: false; error: 'ACTION_CANCELLED' | 'STALE_FENCING_TOKEN' }
+  > {
+    const hid = HoldIds.parse(p.holdId)?.hid ?? '';
+    const ack = this.acks.before(this.store.scripts.slotKeyOf(p.eventId));
+    const reply = (await this.store.scripts.onEvent(
+      'bookingCancel',
+      p.eventId,
+      [hid, p.fencingToken, p.actionId, this.ledgerTtlMs, p.bookingId, p.orderId, p.userId, ...p.seatIds],
+      [this.store.layout.staffLedgerKey(p.eventId)],
+    )) as [string, string[]?];
+    if (reply[0] !== 'OK') {
+      return { ok: false, error: reply[0] as 'ACTION_CANCELLED' | 'STALE_FENCING_TOKEN' };
+    }
+    await ack.confirm('cancel-booking');
+    // the relay reads a shard's outbox when its sweep had work: the shard's owner is woken now (not
+    // waited for: the sweeper's round of every shard it owns makes up for a wake that is lost)
+    const shard = this.store.layout.shardOf(p.eventId);
+    void this.redis.zadd(WAKE_KEY, 'LT', Date.now(), shard).catch(() => undefined);
+    return { ok: true, freed: reply[1] ?? [] };
   }
 
   /** Whether staff action `actionId` made its change (read only: an action not applied stays open). */

@@ -8,6 +8,17 @@ export class SeatExpiredSchemaError extends Error {
   }
 }
 
+/**
+ * A well-formed CloudEvent of another type on the topic (BookingCancelled shares it: one show's seat changes
+ * in order). Not poison: a SeatExpired reader skips it; the message is whole for the readers of its type.
+ */
+export class OtherEventTypeError extends SeatExpiredSchemaError {
+  constructor(readonly eventType: string) {
+    super(`unknown type ${eventType}`);
+    this.name = 'OtherEventTypeError';
+  }
+}
+
 const isString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
 /**
@@ -36,7 +47,9 @@ export function parseSeatExpired(value: unknown): SeatExpiredCloudEvent {
     throw new SeatExpiredSchemaError(`unsupported specversion ${String(e.specversion)}`);
   }
   if (e.type !== SEAT_EXPIRED_TYPE) {
-    throw new SeatExpiredSchemaError(`unknown type ${String(e.type)}`);
+    throw isString(e.type) && isString(e.id)
+      ? new OtherEventTypeError(e.type)
+      : new SeatExpiredSchemaError(`unknown type ${String(e.type)}`);
   }
   const d = e.data;
   if (

@@ -1,19 +1,20 @@
 import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
 import { EventEntity } from './event.entity';
 
-export type BookingStatus = 'CONFIRMED' | 'ABANDONED';
+export type BookingStatus = 'CONFIRMED' | 'ABANDONED' | 'CANCELLED';
 
 /**
  * The outcome of one confirm attempt of a hold (an attempt is the fencing token its beginConfirm
  * stored). CONFIRMED carries seats in booking_seats, at most one per hold; ABANDONED is the repair
  * path's marker for an attempt it gave up (the attempt never committed and now never will: a late
  * commit of it loses on the (hold_id, fencing_token) key), after which the hold may be confirmed again.
+ * CANCELLED: a booking box-office staff cancelled; its seats left booking_seats (bookable again).
  */
 @Entity({ name: 'bookings' })
 @Index('bookings_hold_attempt_key', ['holdId', 'fencingToken'], { unique: true })
 @Index('bookings_hold_confirmed_key', ['holdId'], { unique: true, where: `status = 'CONFIRMED'` })
 @Index('bookings_event_idx', ['eventId'])
-@Check('bookings_status_check', `status IN ('CONFIRMED', 'ABANDONED')`)
+@Check('bookings_status_check', `status IN ('CONFIRMED', 'ABANDONED', 'CANCELLED')`)
 // a confirmed booking always names its order; only an ABANDONED marker may have none
 @Check('bookings_check', `status = 'ABANDONED' OR order_id IS NOT NULL`)
 export class BookingEntity {

@@ -3,6 +3,7 @@ import { BookingAttempts1763900000000 } from './1763900000000-booking-attempts';
 import { SeatPosition1764100000000 } from './1764100000000-seat-position';
 import { EventSettings1764200000000 } from './1764200000000-event-settings';
 import { AuditEntries1764300000000 } from './1764300000000-audit-entries';
+import { BookingCancel1764410000000 } from './1764410000000-booking-cancel';
 
 /** Listed explicitly (not globbed) so the compiled app and jest load the same set. */
 export const ALL_MIGRATIONS = [
@@ -11,4 +12,5 @@ export const ALL_MIGRATIONS = [
   SeatPosition1764100000000,
   EventSettings1764200000000,
   AuditEntries1764300000000,
+  BookingCancel1764410000000,
 ];

@@ -54,6 +54,12 @@ export enum ErrorCode {
   // ---- staff actions
   /** PostgreSQL did not record a staff action in its audit in time: the action was not done. */
   AUDIT_UNAVAILABLE = 'AUDIT_UNAVAILABLE',
+  /** No booking of that id in the event (a confirm attempt given up is no booking either). */
+  BOOKING_NOT_FOUND = 'BOOKING_NOT_FOUND',
+  /** The booking was cancelled already. */
+  BOOKING_CANCELLED = 'BOOKING_CANCELLED',
+  /** `errors: [{ seatId }]`: seats to unblock that are not blocked. */
+  SEAT_NOT_BLOCKED = 'SEAT_NOT_BLOCKED',
   // ---- idempotency
   IDEMPOTENCY_IN_PROGRESS = 'IDEMPOTENCY_IN_PROGRESS',
   IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',

@@ -1,4 +1,8 @@
 import {
+  BOOKING_CANCELLED_RECORD_FIELDS as C,
+  BOOKING_CANCELLED_TYPE,
+  BookingCancelledCloudEvent,
+  bookingCancelledEvent,
   SEAT_EXPIRED_RECORD_FIELDS as F,
   SEAT_EXPIRED_TYPE,
   SeatExpiredCloudEvent,
@@ -8,6 +12,46 @@ import {
 /** An outbox stream entry as XRANGE returns it: id and the field list XADD wrote. */
 export type OutboxEntry = [id: string, fields: string[]];
 
+/** What the outbox carries to Kafka, each on the seat-expired topic (one show's seat changes in order). */
+export type OutboxEvent = SeatExpiredCloudEvent | BookingCancelledCloudEvent;
+
+/** The CloudEvent of an outbox record of either type, or null when it cannot become one (see below). */
+export function eventFromOutbox(fields: string[]): OutboxEvent | null {
+  const byName = fieldsByName(fields);
+  return byName[C.type] === BOOKING_CANCELLED_TYPE
+    ? bookingCancelledFrom(byName)
+    : seatExpiredFromOutbox(fields);
+}
+
+function fieldsByName(fields: string[]): Record<string, string> {
+  const byName: Record<string, string> = {};
+  for (let i = 0; i < fields.length; i += 2) {
+    byName[fields[i]] = fields[i + 1];
+  }
+  return byName;
+}
+
+/** A BookingCancelled record (hold-store/lua/cancel-booking.lua), or null when a field is missing. */
+function bookingCancelledFrom(byName: Record<string, string>): BookingCancelledCloudEvent | null {
+  const f = (field: keyof typeof C): string | undefined => byName[C[field]];
+  const at = Number(f('cancelledAt') ?? NaN);
+  const texts = [f('eventId'), f('bookingId'), f('holdId'), f('orderId'), f('userId')];
+  if (texts.some((t) => !t) || f('seatIds') === undefined || !Number.isFinite(at)) {
+    return null;
+  }
+  return bookingCancelledEvent(
+    {
+      eventId: f('eventId')!,
+      bookingId: f('bookingId')!,
+      holdId: f('holdId')!,
+      orderId: f('orderId')!,
+      userId: f('userId')!,
+      seatIds: f('seatIds') ? f('seatIds')!.split(',') : [],
+    },
+    new Date(at),
+  );
+}
+
 /**
  * Builds the SeatExpired CloudEvent from the record a hold script wrote (SEAT_EXPIRED_RECORD_FIELDS;
  * hold-store/lua/hold-lifecycle.lua, `expire`), or null when a field is missing (a record written by a
@@ -15,10 +59,7 @@ export type OutboxEntry = [id: string, fields: string[]];
  * event's id names the hold and seat.
  */
 export function seatExpiredFromOutbox(fields: string[]): SeatExpiredCloudEvent | null {
-  const byName: Record<string, string> = {};
-  for (let i = 0; i < fields.length; i += 2) {
-    byName[fields[i]] = fields[i + 1];
-  }
+  const byName = fieldsByName(fields);
   const f = (field: keyof typeof F): string | undefined => byName[F[field]];
   const texts = [f('eventId'), f('seatId'), f('holdId'), f('userId')];
   const numbers = [f('expireAt'), f('expiredAt'), f('fencingToken')].map((v) => (v ? Number(v) : NaN));

@@ -1,10 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import type { SeatExpiredCloudEvent } from '@app/contracts';
 import { malformedRecords, publishFailures, relayRedisErrors } from '../expiry.metrics';
 import { ShardOwnership } from '../shards/shard-ownership.service';
 import { OutboxMeter, WaitingStream } from './outbox-meter';
-import { seatExpiredFromOutbox } from './outbox-record';
+import { eventFromOutbox, OutboxEvent } from './outbox-record';
 import { OutboxStreams } from './outbox-streams';
 import { PublishRound } from './publish-round';
 import { RelayBackoff } from './relay-backoff';
@@ -31,7 +30,7 @@ export interface OutboxHealth {
 }
 
 /**
- * Moves SeatExpired records from the outbox streams of the shards this instance owns (ShardOwnership) to
+ * Moves SeatExpired and BookingCancelled records from the outbox streams of the shards this instance owns (ShardOwnership) to
  * Kafka. A record is deleted from Redis only after Kafka acknowledged it, so a crash loses
  * nothing. One owner per shard, one worker per stream, batches in stream order: one event's records
  * (all in its shard's stream) reach Kafka in the order they were written. A record leaves the stream
@@ -168,7 +167,7 @@ export class OutboxRelayService {
     const failures: unknown[] = [];
     let active = waiting;
     for (let round = 0; round < MAX_BATCHES_PER_SHARD && active.length > 0; round++) {
-      const publishRound = new PublishRound<SeatExpiredCloudEvent>(active.length, batch, (events) =>
+      const publishRound = new PublishRound<OutboxEvent>(active.length, batch, (events) =>
         this.publisher.publish(events),
       );
       const results = await Promise.allSettled(active.map((w) => this.relayBatch(w, batch, publishRound)));
@@ -204,7 +203,7 @@ export class OutboxRelayService {
   private async relayBatch(
     w: WaitingStream,
     batch: number,
-    round: PublishRound<SeatExpiredCloudEvent>,
+    round: PublishRound<OutboxEvent>,
   ): Promise<{ sent: number; full: boolean }> {
     let handedIn = false;
     try {
@@ -215,10 +214,10 @@ export class OutboxRelayService {
         if (entries.length === 0 || signal.aborted) {
           return { sent: 0, full: false }; // lease lost while reading: the next owner publishes these, in order
         }
-        const events: SeatExpiredCloudEvent[] = [];
+        const events: OutboxEvent[] = [];
         const malformed: string[] = [];
         for (const [id, fields] of entries) {
-          const ce = seatExpiredFromOutbox(fields);
+          const ce = eventFromOutbox(fields);
           if (ce) {
             events.push(ce);
           } else {

@@ -1,10 +1,15 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { Kafka, Producer } from 'kafkajs';
 import { AppConfig } from '@app/config';
-import { SeatExpiredCloudEvent, seatExpiredKafkaMessage } from '@app/contracts';
+import {
+  BOOKING_CANCELLED_TYPE,
+  bookingCancelledKafkaMessage,
+  seatExpiredKafkaMessage,
+} from '@app/contracts';
 import { KAFKA } from '@app/kafka';
 import { expiryLag, published, sweepLag } from '../expiry.metrics';
 import { keyedPartitioner } from './keyed-partitioner';
+import { OutboxEvent } from './outbox-record';
 
 /** Kafka did not take a batch (unreachable, timed out, refused). The records stay in the outbox. */
 export class KafkaPublishError extends Error {
@@ -15,7 +20,7 @@ export class KafkaPublishError extends Error {
 }
 
 /**
- * Publishes SeatExpired batches with one idempotent producer (acks=all, one request in flight, so a
+ * Publishes the outbox's batches (SeatExpired, and BookingCancelled on the same topic) with one idempotent producer (acks=all, one request in flight, so a
  * retried batch neither duplicates nor reorders), connected on first use. Every failure is a
  * KafkaPublishError, so callers can tell it from a Redis error. `discard()` drops a producer that may be
  * broken; the next publish connects a new one.
@@ -29,7 +34,7 @@ export class SeatExpiredPublisher implements OnApplicationShutdown {
     private readonly config: AppConfig,
   ) {}
 
-  async publish(events: SeatExpiredCloudEvent[]): Promise<void> {
+  async publish(events: OutboxEvent[]): Promise<void> {
     if (events.length === 0) {
       return;
     }
@@ -38,19 +43,26 @@ export class SeatExpiredPublisher implements OnApplicationShutdown {
       await producer.send({
         topic: this.config.kafka.seatExpiredTopic,
         acks: -1,
-        messages: events.map(seatExpiredKafkaMessage),
+        messages: events.map((ce) =>
+          ce.type === BOOKING_CANCELLED_TYPE ? bookingCancelledKafkaMessage(ce) : seatExpiredKafkaMessage(ce),
+        ),
       });
     } catch (e) {
       throw new KafkaPublishError(e);
     }
     const now = Date.now();
+    let expired = 0;
     for (const ce of events) {
+      if (ce.type === BOOKING_CANCELLED_TYPE) {
+        continue; // no due time: the expiry lags and count measure expiries only
+      }
+      expired++;
       const due = Date.parse(ce.data.expireAt);
       expiryLag.observe(Math.max(0, now - due) / 1000);
       // `time` is when the script freed the seat (Redis time): how late the sweeper (or a lazy check) was
       sweepLag.observe(Math.max(0, Date.parse(ce.time) - due) / 1000);
     }
-    published.inc(events.length);
+    published.inc(expired);
   }
 
   discard(): void {

@@ -1,4 +1,9 @@
-import { SEAT_EXPIRED_RECORD_FIELDS, SEAT_EXPIRED_TYPE } from '@app/contracts';
+import {
+  BOOKING_CANCELLED_RECORD_FIELDS,
+  BOOKING_CANCELLED_TYPE,
+  SEAT_EXPIRED_RECORD_FIELDS,
+  SEAT_EXPIRED_TYPE,
+} from '@app/contracts';
 import type { LuaScriptSpec } from '@app/redis';
 
 /**
@@ -76,6 +81,8 @@ export const HOLD_CONSTANTS = {
   CHANGE_LOG_MAX_SEATS_PER_ENTRY: 1000,
   SEAT_EXPIRED_FIELDS: SEAT_EXPIRED_RECORD_FIELDS,
   SEAT_EXPIRED_TYPE,
+  BOOKING_CANCELLED_FIELDS: BOOKING_CANCELLED_RECORD_FIELDS,
+  BOOKING_CANCELLED_TYPE,
   // how long a deleted event's tombstone stays (event-retention.lua): far longer than any clock skew or
   // delayed request, short enough that ended events do not add up in Redis for ever
   EVENT_TOMBSTONE_KEEP_MS: 30 * 86_400_000,
@@ -180,6 +187,11 @@ export const EVENT_SCRIPTS = {
     ['staffLedger'],
   ),
   staffActionSettle: event('settle-staff-action.lua', ['actionId', 'ledgerTtlMs'], ['staffLedger']),
+  bookingCancel: event(
+    'cancel-booking.lua',
+    ['hid', 'fencingToken', 'actionId', 'ledgerTtlMs', 'bookingId', 'orderId', 'userId', 'seatId...'],
+    ['staffLedger'],
+  ),
 } as const satisfies Record<string, LuaScriptSpec>;
 
 /**

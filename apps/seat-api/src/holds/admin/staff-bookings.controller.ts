@@ -1,16 +1,20 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { BookingEntity } from '@app/database';
-import { Roles } from '../../auth/auth.decorators';
+import { AuthUser } from '../../auth/auth-user';
+import { CurrentUser, Roles } from '../../auth/auth.decorators';
 import { Role } from '../../auth/roles';
 import { CatalogueService } from '../../catalogue/catalogue.service';
 import { ApiErrors } from '../../common/api-errors.decorator';
 import { ErrorCode } from '../../common/errors/error-code';
-import { eventIdPipe } from '../../common/pipes/event-id.pipe';
+import { EventIdPipe, eventIdPipe } from '../../common/pipes/event-id.pipe';
+import { BookingCancelService } from './booking-cancel.service';
 import { BookingsPageView, StaffBookingView } from './dto/bookings-page.view';
+import { CancelledBookingView } from './dto/cancelled-booking.view';
 import { ListBookingsQuery } from './dto/list-bookings.query';
+import { StaffReasonDto } from './dto/staff-reason.dto';
 
 /** Box-office staff read an event's bookings (agent, admin): PostgreSQL is the truth about who has a seat. */
 @ApiTags('staff')
@@ -20,6 +24,7 @@ export class StaffBookingsController {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly catalogue: CatalogueService,
+    private readonly cancellation: BookingCancelService,
   ) {}
 
   @Get(':eventId/bookings')
@@ -40,6 +45,36 @@ export class StaffBookingsController {
       skip: offset,
     });
     return { eventId, total, items: rows.map(toStaffView) };
+  }
+
+  @Post(':eventId/bookings/:bookingId/cancel')
+  @HttpCode(200)
+  @Roles(Role.ADMIN)
+  @ApiOperation({
+    summary:
+      "Cancel a booking, with a reason: its seats are available again at once and a BookingCancelled is published; recorded in the event's audit (admin)",
+  })
+  @ApiResponse({ status: 200, type: CancelledBookingView })
+  @ApiErrors(
+    ErrorCode.FORBIDDEN,
+    ErrorCode.EVENT_NOT_FOUND,
+    ErrorCode.BOOKING_NOT_FOUND,
+    ErrorCode.BOOKING_CANCELLED,
+    ErrorCode.PAYLOAD_TOO_LARGE,
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+    ErrorCode.BUSY,
+    ErrorCode.DEPENDENCY_UNAVAILABLE,
+    ErrorCode.BOOKING_UNAVAILABLE,
+    ErrorCode.AUDIT_UNAVAILABLE,
+    ErrorCode.REPLICAS_UNAVAILABLE,
+  )
+  cancelBooking(
+    @Param('eventId', eventIdPipe) eventId: string,
+    @Param('bookingId', new EventIdPipe('bookingId')) bookingId: string,
+    @Body() dto: StaffReasonDto,
+    @CurrentUser() user: AuthUser,
+  ): Promise<CancelledBookingView> {
+    return this.cancellation.cancel(user, eventId, bookingId, dto.reason);
   }
 }
 

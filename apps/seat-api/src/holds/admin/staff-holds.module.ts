@@ -5,6 +5,7 @@ import { HoldStoreModule } from '../../hold-store';
 import { ConfirmModule } from '../confirm/confirm.module';
 import { HoldsModule } from '../holds.module';
 import { SeatLockSettings } from '../seat-lock';
+import { BookingCancelService } from './booking-cancel.service';
 import { StaffBookingsController } from './staff-bookings.controller';
 import { StaffHoldsController } from './staff-holds.controller';
 import { StaffHoldsService } from './staff-holds.service';
@@ -13,6 +14,6 @@ import { StaffHoldsService } from './staff-holds.service';
 @Module({
   imports: [HoldStoreModule, CatalogueModule, ConfirmModule, AuditModule, HoldsModule],
   controllers: [StaffHoldsController, StaffBookingsController],
-  providers: [StaffHoldsService, SeatLockSettings],
+  providers: [StaffHoldsService, BookingCancelService, SeatLockSettings],
 })
 export class StaffHoldsModule {}

@@ -1,0 +1,13 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+/** A booking as its cancellation left it: its seats are available again. */
+export class CancelledBookingView {
+  @ApiProperty({ format: 'uuid' }) bookingId!: string;
+  @ApiProperty() holdId!: string;
+  @ApiProperty() orderId!: string;
+  @ApiProperty({ format: 'uuid' }) eventId!: string;
+  @ApiProperty({ type: [String], description: 'the seats it had, available again' }) seatIds!: string[];
+  @ApiProperty({ enum: ['CANCELLED'] }) status!: 'CANCELLED';
+  @ApiProperty({ description: 'the customer whose booking it was' }) userId!: string;
+  @ApiProperty({ format: 'date-time' }) bookedAt!: string;
+}

@@ -1,0 +1,70 @@
+/**
+ * The BookingCancelled contract: what the seat API publishes when box-office staff cancel a booking and
+ * its seats become available again. One CloudEvents 1.0 event in structured JSON mode per booking, on the
+ * topic of SeatExpired (a show's seat changes, keyed by the show, so one show's events stay in order:
+ * a seat freed by a cancellation and then held and expired reads in that order). A consumer of that topic
+ * tells the two apart by `type` (the `ce_type` header) and skips a type it does not handle; a waiting list
+ * offers the freed seats from here.
+ */
+import { seatExpiredSource } from '../seat-expired/seat-expired.event';
+
+/** CloudEvents `type`. */
+export const BOOKING_CANCELLED_TYPE = 'BookingCancelled';
+
+export interface BookingCancelledData {
+  eventId: string;
+  bookingId: string;
+  holdId: string;
+  orderId: string;
+  /** The customer whose booking it was. */
+  userId: string;
+  /** The seats made available again by this cancellation (a seat Redis no longer had as booked is left out). */
+  seatIds: string[];
+}
+
+export interface BookingCancelledCloudEvent {
+  specversion: '1.0';
+  /** The booking id: a booking is cancelled at most once, so whatever publishes it twice gives one id. */
+  id: string;
+  source: string;
+  type: typeof BOOKING_CANCELLED_TYPE;
+  /** When the seats were freed (ISO 8601, Redis time). */
+  time: string;
+  datacontenttype: 'application/json';
+  subject: string;
+  data: BookingCancelledData;
+}
+
+/** The event for one cancelled booking; `cancelledAt` is when its seats were freed (`time`). */
+export function bookingCancelledEvent(
+  data: BookingCancelledData,
+  cancelledAt: Date,
+): BookingCancelledCloudEvent {
+  return {
+    specversion: '1.0',
+    id: data.bookingId,
+    source: seatExpiredSource(data.eventId),
+    type: BOOKING_CANCELLED_TYPE,
+    time: cancelledAt.toISOString(),
+    datacontenttype: 'application/json',
+    subject: data.bookingId,
+    data,
+  };
+}
+
+/** The Kafka record: keyed by the show, as SeatExpired's (seatExpiredKafkaMessage), with the binding's headers. */
+export function bookingCancelledKafkaMessage(ce: BookingCancelledCloudEvent): {
+  key: string;
+  value: string;
+  headers: Record<string, string>;
+} {
+  return {
+    key: ce.data.eventId,
+    value: JSON.stringify(ce),
+    headers: {
+      'content-type': 'application/cloudevents+json; charset=UTF-8',
+      ce_type: ce.type,
+      ce_id: ce.id,
+    },
+  };
+}
