@@ -46,6 +46,22 @@ describe('meteredLru', () => {
     expect(await metric('memory_cache_evictions_total', 'spec_clear')).toBe(0);
   });
 
+  it('measures an entry again when the same value is set again with a new size (an entry that grew)', async () => {
+    const lru = meteredLru<string, { body?: string }>({ name: 'spec_grown', maxBytes: 1000 });
+    const snapshot: { body?: string } = {};
+    lru.set('a', snapshot, { size: 100 });
+    lru.set('b', {}, { size: 100 });
+    snapshot.body = 'rendered';
+    lru.set('a', snapshot, { size: 300 });
+    expect(await metric('memory_cache_bytes', 'spec_grown')).toBe(400);
+    // and the budget bounds what it grew to: the least recently used entry makes room
+    lru.set('a', snapshot, { size: 950 });
+    expect(lru.get('b')).toBeUndefined();
+    expect(lru.get('a')).toBe(snapshot);
+    expect(await metric('memory_cache_bytes', 'spec_grown')).toBe(950);
+    expect(await metric('memory_cache_evictions_total', 'spec_grown')).toBe(1);
+  });
+
   it('keeps no entry larger than the whole budget, and drops what the key held', async () => {
     const lru = meteredLru<string, string>({ name: 'spec_oversize', maxBytes: 100 });
     lru.set('a', 'A', { size: 50 });

@@ -56,18 +56,34 @@ export interface MeteredLruOptions {
 }
 
 /**
+ * lru-cache takes a `set` of the value a key already holds for a refresh and keeps the size it was first
+ * set with; a cached object that grew (a seat-map snapshot with a newly rendered body) is set again to be
+ * measured again, so it is taken out first: its new size is then counted on /metrics and bounded by the
+ * budget (a delete is no eviction).
+ */
+class RemeasuringLru<K extends NonNullable<unknown>, V extends NonNullable<unknown>> extends LRUCache<K, V> {
+  override set(key: K, value: V | undefined, options?: LRUCache.SetOptions<K, V, unknown>): this {
+    if (options?.size !== undefined && value !== undefined && this.peek(key) === value) {
+      this.delete(key);
+    }
+    return super.set(key, value, options);
+  }
+}
+
+/**
  * A least-recently-used cache (lru-cache) bounded by an estimated byte budget and optionally an entry
  * count, shown on /metrics: every in-memory cache of the service is one, so none can grow without limit
  * (a seat cache that never evicted grew by 18 MB per large event served) and each shows its size.
  *
- * lru-cache keeps no entry larger than the whole budget (a `set` of one drops the key): the budgets'
- * floors (config) sit well above one event's seats or seat map.
+ * Each `set` gives the entry's size, also the same value set again after it grew. lru-cache keeps no
+ * entry larger than the whole budget (a `set` of one drops the key): the budgets' floors (config) sit
+ * well above one event's seats or seat map.
  */
 export function meteredLru<K extends NonNullable<unknown>, V extends NonNullable<unknown>>(
   options: MeteredLruOptions,
 ): LRUCache<K, V> {
   const labels = { cache: options.name };
-  const lru = new LRUCache<K, V>({
+  const lru = new RemeasuringLru<K, V>({
     maxSize: options.maxBytes,
     max: options.maxEntries,
     dispose: (_value, _key, reason) => {
