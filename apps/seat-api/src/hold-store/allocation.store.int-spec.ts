@@ -6,7 +6,7 @@
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';
 import { DistributedLockService } from '@app/distributed-lock';
-import { newHoldEventIds, openHoldStore, createHold } from '@test/support/hold-store';
+import { createHold, newHoldEventIds, openHoldStore, untilRedisTimePasses } from '@test/support/hold-store';
 import { AllocationRow, AllocationStore, BestAvailableResult } from './allocation.store';
 import { HoldIds } from './hold-ids';
 import { HoldStore } from './hold.store';
@@ -141,6 +141,38 @@ describe('AllocationStore.bestAvailable', () => {
       throw new Error('unreachable');
     }
     await store.releaseHold({ holdId: r.hold.holdId, userId: 'alice', fencingToken: r.hold.fencingToken });
+    expect(seatsOf(await best(eventId, layout, 2))).toEqual(['S-A-1', 'S-A-2']);
+  });
+
+  it('follows expiry: the sweep frees an expired best-available hold, with SeatExpired records, and its seats are offered again', async () => {
+    const layout = rowsOf(['A'], 2);
+    const r = await allocation.bestAvailable(
+      {
+        eventId,
+        holdId: HoldIds.generate(eventId),
+        userId: 'alice',
+        quantity: 2,
+        ttlMs: 50,
+        maxLifetimeMs: 600_000,
+        maxSeatsPerUser: 10,
+      },
+      () => layout,
+    );
+    if (!r.ok) {
+      throw new Error(r.error);
+    }
+    // held, though lapsed, until the sweep settles it (a lapsed hold's seats are not offered before)
+    await untilRedisTimePasses(redis, r.hold.expireAtMs);
+    expect(await best(eventId, layout, 1)).toMatchObject({ reason: 'SOLD_OUT' });
+    const swept = await store.sweepShard(store.layout.shardOf(eventId), 100);
+    expect(swept.expiredSeats).toBeGreaterThanOrEqual(2);
+    const records = await redis.xrange(store.eventOutboxKey(eventId), '-', '+');
+    const expiredSeats = records
+      .map(([, f]) => Object.fromEntries(f.flatMap((v, i) => (i % 2 ? [] : [[v, f[i + 1]]]))))
+      .filter((o) => o.eventId === eventId)
+      .map((o) => o.seatId)
+      .sort();
+    expect(expiredSeats).toEqual(['S-A-1', 'S-A-2']);
     expect(seatsOf(await best(eventId, layout, 2))).toEqual(['S-A-1', 'S-A-2']);
   });
 
