@@ -4,3 +4,6 @@ export * from './seat-expired/seat-expired.record';
 export * from './booking-cancelled/booking-cancelled.event';
 export * from './booking-cancelled/booking-cancelled.schema';
 export * from './booking-cancelled/booking-cancelled.record';
+export * from './seat-status/seat-status.event';
+export * from './seat-status/seat-status.schema';
+export * from './seat-status/seat-status.record';

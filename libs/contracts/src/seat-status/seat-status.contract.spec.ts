@@ -1,0 +1,84 @@
+import {
+  bookingCancelledEvent,
+  holdConfirmedEvent,
+  holdCreatedEvent,
+  holdExtendedEvent,
+  holdReleasedEvent,
+  parseSeatStatus,
+  SEAT_STATUS_SCHEMAS,
+  SEAT_STATUS_TOPIC,
+  SEAT_STATUS_TYPES,
+  seatExpiredEvent,
+  seatExpiredKafkaMessage,
+  SeatStatusSchemaError,
+  seatStatusKafkaMessage,
+  waitlistOfferMadeEvent,
+} from '@app/contracts';
+
+const eventId = '8d1f0a3c-6f7e-4c1b-9a55-2b0c1d2e3f40';
+const holdId = '8d1f0a3c6f7e4c1b9a552b0c1d2e3f40AbCdEfGhIjK';
+const hold = { eventId, holdId, userId: 'alice', seatIds: ['STALLS-A-12', 'STALLS-A-13'] };
+const at = new Date('2027-03-01T19:05:00.123Z');
+const expireAt = '2027-03-01T19:15:00.000Z';
+
+const every = [
+  holdCreatedEvent({ ...hold, expireAt }, at),
+  holdExtendedEvent({ ...hold, expireAt, extension: 2 }, at),
+  holdReleasedEvent({ ...hold, reason: 'FORCE_RELEASED' }, at),
+  holdConfirmedEvent({ ...hold, orderId: 'order-7' }, at),
+  seatExpiredEvent(
+    { eventId, seatId: 'STALLS-A-12', holdId, userId: 'alice', expireAt, fencingToken: 3 },
+    at,
+  ),
+  bookingCancelledEvent({ ...hold, bookingId: 'b-1', orderId: 'order-7' }, at),
+  waitlistOfferMadeEvent(
+    { eventId, entryId: 'e-9', userId: 'bob', holdId, seatIds: ['STALLS-A-12'], offerExpiresAt: expireAt },
+    at,
+  ),
+];
+
+it('has a schema for every type and the default topic seat.status', () => {
+  expect(SEAT_STATUS_TOPIC).toBe('seat.status');
+  expect(Object.keys(SEAT_STATUS_SCHEMAS).sort()).toEqual([...SEAT_STATUS_TYPES].sort());
+  expect(every.map((ce) => ce.type).sort()).toEqual([...SEAT_STATUS_TYPES].sort());
+});
+
+it('names each change: the same change built twice, at other times, has one id', () => {
+  expect(every.map((ce) => ce.id)).toEqual([
+    `${holdId}:created`,
+    `${holdId}:extended:2`,
+    `${holdId}:released`,
+    `${holdId}:confirmed`,
+    `${holdId}:STALLS-A-12`,
+    'b-1',
+    `e-9:offer:${holdId}`,
+  ]);
+  const later = new Date(at.getTime() + 7000);
+  expect(holdCreatedEvent({ ...hold, expireAt }, later).id).toBe(every[0].id);
+  expect(holdExtendedEvent({ ...hold, expireAt, extension: 3 }, at).id).not.toBe(every[1].id);
+});
+
+it.each(every.map((ce) => [ce.type, ce] as const))(
+  'a %s goes keyed by the show and parses back unchanged',
+  (_type, ce) => {
+    const message = seatStatusKafkaMessage(ce);
+    expect(message.key).toBe(eventId);
+    expect(message.headers).toMatchObject({ ce_type: ce.type, ce_id: ce.id });
+    expect(parseSeatStatus(Buffer.from(message.value))).toEqual(ce);
+  },
+);
+
+it('carries a SeatExpired exactly as seat.expired does', () => {
+  expect(seatStatusKafkaMessage(every[4])).toEqual(seatExpiredKafkaMessage(every[4] as never));
+});
+
+it.each([
+  ['not JSON', '{oops'],
+  ['an unknown type', JSON.stringify({ ...every[0], type: 'SeatBooked' })],
+  ['a missing expireAt', JSON.stringify({ ...every[0], data: hold })],
+  ['an extension of 0', JSON.stringify({ ...every[1], data: { ...every[1].data, extension: 0 } })],
+  ['an unknown release reason', JSON.stringify({ ...every[2], data: { ...every[2].data, reason: 'BORED' } })],
+  ['a bad time', JSON.stringify({ ...every[3], time: 'soon' })],
+])('refuses %s', (_what, value) => {
+  expect(() => parseSeatStatus(value)).toThrow(SeatStatusSchemaError);
+});

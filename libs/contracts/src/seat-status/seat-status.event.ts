@@ -1,0 +1,191 @@
+/**
+ * The seat-status contract: every change of a seat's state, as one CloudEvents 1.0 event in structured JSON
+ * mode on the topic `seat.status` (KAFKA_TOPIC_SEAT_STATUS), keyed by the show (the event id), so one show's
+ * changes are read in the order they happened. Hold-level changes are one event per hold (data carries its
+ * seatIds); an expiry is one SeatExpired per freed seat, the same message as on `seat.expired`.
+ *
+ * Ids name the change, not the record that carried it: whatever publishes a change twice (the relay after a
+ * crash between Kafka's ack and Redis's; the sweeper expiring a hold again after Redis lost its last writes)
+ * gives it the same id, so a consumer drops copies by id alone. Hold ids are unique across shows.
+ */
+import {
+  BOOKING_CANCELLED_TYPE,
+  BookingCancelledCloudEvent,
+} from '../booking-cancelled/booking-cancelled.event';
+import {
+  SEAT_EXPIRED_TYPE,
+  SeatExpiredCloudEvent,
+  seatExpiredId,
+  seatExpiredSource,
+} from '../seat-expired/seat-expired.event';
+
+/** Default topic; deployments rename it with the environment variable SEAT_STATUS_TOPIC_ENV names. */
+export const SEAT_STATUS_TOPIC = 'seat.status';
+export const SEAT_STATUS_TOPIC_ENV = 'KAFKA_TOPIC_SEAT_STATUS';
+
+/** CloudEvents `type`s of the seat-status topic (BookingCancelled and SeatExpired are their own contracts). */
+export const HOLD_CREATED_TYPE = 'HoldCreated';
+export const HOLD_EXTENDED_TYPE = 'HoldExtended';
+export const HOLD_RELEASED_TYPE = 'HoldReleased';
+export const HOLD_CONFIRMED_TYPE = 'HoldConfirmed';
+export const WAITLIST_OFFER_MADE_TYPE = 'WaitlistOfferMade';
+
+/** Every type a reader of `seat.status` may meet; a reader skips a type it does not handle. */
+export const SEAT_STATUS_TYPES = [
+  HOLD_CREATED_TYPE,
+  HOLD_EXTENDED_TYPE,
+  HOLD_RELEASED_TYPE,
+  HOLD_CONFIRMED_TYPE,
+  SEAT_EXPIRED_TYPE,
+  BOOKING_CANCELLED_TYPE,
+  WAITLIST_OFFER_MADE_TYPE,
+] as const;
+export type SeatStatusType = (typeof SEAT_STATUS_TYPES)[number];
+
+/** Why a hold's seats were freed before it ran out or was booked. */
+export const HOLD_RELEASE_REASONS = {
+  /** The customer released it. */
+  RELEASED: 'RELEASED',
+  /** Staff released it (an audited action). */
+  FORCE_RELEASED: 'FORCE_RELEASED',
+  /** Its show's booking was cancelled or the show's sales were closed with the hold live. */
+  CANCELLED: 'CANCELLED',
+} as const;
+export type HoldReleaseReason = (typeof HOLD_RELEASE_REASONS)[keyof typeof HOLD_RELEASE_REASONS];
+
+/** What every hold-level change carries. */
+export interface HoldChangeData {
+  eventId: string;
+  holdId: string;
+  /** The customer whose hold it is. */
+  userId: string;
+  /** The seats the change concerns, in the hold's order. */
+  seatIds: string[];
+}
+
+export interface HoldCreatedData extends HoldChangeData {
+  /** When the hold runs out unless extended (ISO 8601). */
+  expireAt: string;
+}
+
+export interface HoldExtendedData extends HoldChangeData {
+  /** The new end (ISO 8601). */
+  expireAt: string;
+  /** Which extension of this hold it is: 1 for the first. */
+  extension: number;
+}
+
+export interface HoldReleasedData extends HoldChangeData {
+  reason: HoldReleaseReason;
+}
+
+export interface HoldConfirmedData extends HoldChangeData {
+  /** The order the seats were booked for. */
+  orderId: string;
+}
+
+export interface WaitlistOfferMadeData {
+  eventId: string;
+  /** The waiting-list entry the offer is for. */
+  entryId: string;
+  userId: string;
+  /** The hold made for the entry: the offered seats are held by it until it runs out. */
+  holdId: string;
+  seatIds: string[];
+  /** When the offer lapses (ISO 8601). */
+  offerExpiresAt: string;
+}
+
+interface StatusEvent<T extends string, D> {
+  specversion: '1.0';
+  /** Names the change: see the id functions below. */
+  id: string;
+  /** `/seat-hold/events/<eventId>`, as SeatExpired. */
+  source: string;
+  type: T;
+  /** When the change was made (ISO 8601, Redis time). */
+  time: string;
+  datacontenttype: 'application/json';
+  /** The hold (the offer's entry for WaitlistOfferMade). */
+  subject: string;
+  data: D;
+}
+
+export type HoldCreatedCloudEvent = StatusEvent<typeof HOLD_CREATED_TYPE, HoldCreatedData>;
+export type HoldExtendedCloudEvent = StatusEvent<typeof HOLD_EXTENDED_TYPE, HoldExtendedData>;
+export type HoldReleasedCloudEvent = StatusEvent<typeof HOLD_RELEASED_TYPE, HoldReleasedData>;
+export type HoldConfirmedCloudEvent = StatusEvent<typeof HOLD_CONFIRMED_TYPE, HoldConfirmedData>;
+export type WaitlistOfferMadeCloudEvent = StatusEvent<typeof WAITLIST_OFFER_MADE_TYPE, WaitlistOfferMadeData>;
+
+/** Any message of the seat-status topic. */
+export type SeatStatusCloudEvent =
+  | HoldCreatedCloudEvent
+  | HoldExtendedCloudEvent
+  | HoldReleasedCloudEvent
+  | HoldConfirmedCloudEvent
+  | SeatExpiredCloudEvent
+  | BookingCancelledCloudEvent
+  | WaitlistOfferMadeCloudEvent;
+
+/**
+ * Id rules. A hold is created, released and confirmed at most once, so its id and the change name each;
+ * its extensions are counted, so the n-th extension is one change. SeatExpired keeps `<holdId>:<seatId>`
+ * (seatExpiredId) and BookingCancelled the booking id. An offer is named by its entry and its hold.
+ */
+export const holdCreatedId = (holdId: string): string => `${holdId}:created`;
+export const holdExtendedId = (holdId: string, extension: number): string =>
+  `${holdId}:extended:${extension}`;
+export const holdReleasedId = (holdId: string): string => `${holdId}:released`;
+export const holdConfirmedId = (holdId: string): string => `${holdId}:confirmed`;
+export const waitlistOfferMadeId = (entryId: string, holdId: string): string => `${entryId}:offer:${holdId}`;
+export { seatExpiredId };
+
+function envelope<T extends string, D extends { eventId: string }>(
+  type: T,
+  id: string,
+  subject: string,
+  data: D,
+  at: Date,
+): StatusEvent<T, D> {
+  return {
+    specversion: '1.0',
+    id,
+    source: seatExpiredSource(data.eventId),
+    type,
+    time: at.toISOString(),
+    datacontenttype: 'application/json',
+    subject,
+    data,
+  };
+}
+
+export const holdCreatedEvent = (data: HoldCreatedData, at: Date): HoldCreatedCloudEvent =>
+  envelope(HOLD_CREATED_TYPE, holdCreatedId(data.holdId), data.holdId, data, at);
+export const holdExtendedEvent = (data: HoldExtendedData, at: Date): HoldExtendedCloudEvent =>
+  envelope(HOLD_EXTENDED_TYPE, holdExtendedId(data.holdId, data.extension), data.holdId, data, at);
+export const holdReleasedEvent = (data: HoldReleasedData, at: Date): HoldReleasedCloudEvent =>
+  envelope(HOLD_RELEASED_TYPE, holdReleasedId(data.holdId), data.holdId, data, at);
+export const holdConfirmedEvent = (data: HoldConfirmedData, at: Date): HoldConfirmedCloudEvent =>
+  envelope(HOLD_CONFIRMED_TYPE, holdConfirmedId(data.holdId), data.holdId, data, at);
+export const waitlistOfferMadeEvent = (data: WaitlistOfferMadeData, at: Date): WaitlistOfferMadeCloudEvent =>
+  envelope(WAITLIST_OFFER_MADE_TYPE, waitlistOfferMadeId(data.entryId, data.holdId), data.entryId, data, at);
+
+/**
+ * The Kafka record of any seat-status event: keyed by the show (the key of seat.expired's records too), the
+ * structured-mode value and the CloudEvents Kafka binding's headers, so a reader routes by `ce_type`.
+ */
+export function seatStatusKafkaMessage(ce: SeatStatusCloudEvent): {
+  key: string;
+  value: string;
+  headers: Record<string, string>;
+} {
+  return {
+    key: ce.data.eventId,
+    value: JSON.stringify(ce),
+    headers: {
+      'content-type': 'application/cloudevents+json; charset=UTF-8',
+      ce_type: ce.type,
+      ce_id: ce.id,
+    },
+  };
+}

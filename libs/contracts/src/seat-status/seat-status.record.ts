@@ -1,0 +1,22 @@
+/**
+ * The seat-status outbox record: one entry of the shard's outbox stream per change, written by the hold
+ * store's Lua in the same atomic step as the change and read back by the outbox relay (as
+ * SEAT_EXPIRED_RECORD_FIELDS, which a SeatExpired record keeps). Keyed by what each field carries; the value
+ * is the field's name in the entry. `type` is one of SEAT_STATUS_TYPES; a record carries the fields its
+ * type's data needs: `seatIds` joined by ',' (a seat id never holds one), `expireAt`, `offerExpiresAt` and
+ * `at` (when the change was made) epoch ms, `extension` an integer.
+ */
+export const SEAT_STATUS_RECORD_FIELDS = {
+  type: 'type',
+  eventId: 'eventId',
+  holdId: 'holdId',
+  userId: 'userId',
+  seatIds: 'seatIds',
+  expireAt: 'expireAt',
+  extension: 'extension',
+  reason: 'reason',
+  orderId: 'orderId',
+  entryId: 'entryId',
+  offerExpiresAt: 'offerExpiresAt',
+  at: 'at',
+} as const;

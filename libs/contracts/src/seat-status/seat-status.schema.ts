@@ -1,0 +1,155 @@
+/**
+ * JSON Schemas (draft-07, the dialect AsyncAPI 3 message payloads use by default) of every message on
+ * `seat.status`: the AsyncAPI document (docs/asyncapi.yaml) carries these, and parseSeatStatus checks
+ * with them, so the document, the publisher and the readers share one definition.
+ */
+import Ajv, { ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { BOOKING_CANCELLED_TYPE } from '../booking-cancelled/booking-cancelled.event';
+import { SEAT_EXPIRED_TYPE } from '../seat-expired/seat-expired.event';
+import {
+  HOLD_CONFIRMED_TYPE,
+  HOLD_CREATED_TYPE,
+  HOLD_EXTENDED_TYPE,
+  HOLD_RELEASE_REASONS,
+  HOLD_RELEASED_TYPE,
+  SEAT_STATUS_TYPES,
+  SeatStatusCloudEvent,
+  SeatStatusType,
+  WAITLIST_OFFER_MADE_TYPE,
+} from './seat-status.event';
+
+type Schema = Record<string, unknown>;
+
+const text = { type: 'string', minLength: 1 };
+const instant = { type: 'string', format: 'date-time' };
+const seatIds = { type: 'array', items: text };
+const holdChange = { eventId: text, holdId: text, userId: text, seatIds };
+
+function cloudEvent(
+  type: string,
+  title: string,
+  description: string,
+  data: Schema,
+  required: string[],
+): Schema {
+  return {
+    $id: `urn:seat-hold:${type}`,
+    title,
+    description,
+    type: 'object',
+    required: ['specversion', 'id', 'source', 'type', 'time', 'datacontenttype', 'subject', 'data'],
+    properties: {
+      specversion: { const: '1.0' },
+      id: text,
+      source: { type: 'string', pattern: '^/seat-hold/events/.+' },
+      type: { const: type },
+      time: instant,
+      datacontenttype: { const: 'application/json' },
+      subject: text,
+      data: { type: 'object', required, properties: data },
+    },
+  };
+}
+
+/** The CloudEvent schema of each type, by type. */
+export const SEAT_STATUS_SCHEMAS: Record<SeatStatusType, Schema> = {
+  [HOLD_CREATED_TYPE]: cloudEvent(
+    HOLD_CREATED_TYPE,
+    'Hold created',
+    'Seats became held. id `<holdId>:created`.',
+    { ...holdChange, expireAt: instant },
+    ['eventId', 'holdId', 'userId', 'seatIds', 'expireAt'],
+  ),
+  [HOLD_EXTENDED_TYPE]: cloudEvent(
+    HOLD_EXTENDED_TYPE,
+    'Hold extended',
+    'A hold runs longer. id `<holdId>:extended:<extension>`.',
+    { ...holdChange, expireAt: instant, extension: { type: 'integer', minimum: 1 } },
+    ['eventId', 'holdId', 'userId', 'seatIds', 'expireAt', 'extension'],
+  ),
+  [HOLD_RELEASED_TYPE]: cloudEvent(
+    HOLD_RELEASED_TYPE,
+    'Hold released',
+    'The seats of a hold are free again before it ran out (seatIds: the seats it still held). id `<holdId>:released`.',
+    { ...holdChange, reason: { enum: Object.values(HOLD_RELEASE_REASONS) } },
+    ['eventId', 'holdId', 'userId', 'seatIds', 'reason'],
+  ),
+  [HOLD_CONFIRMED_TYPE]: cloudEvent(
+    HOLD_CONFIRMED_TYPE,
+    'Hold confirmed',
+    'The seats of a hold are booked. id `<holdId>:confirmed`.',
+    { ...holdChange, orderId: text },
+    ['eventId', 'holdId', 'userId', 'seatIds', 'orderId'],
+  ),
+  [SEAT_EXPIRED_TYPE]: cloudEvent(
+    SEAT_EXPIRED_TYPE,
+    'Seat expired',
+    'One seat of a hold that ran out is free again; the same message as on seat.expired. id `<holdId>:<seatId>`.',
+    {
+      eventId: text,
+      seatId: text,
+      holdId: text,
+      userId: text,
+      expireAt: instant,
+      fencingToken: { type: 'integer' },
+    },
+    ['eventId', 'seatId', 'holdId', 'userId', 'expireAt', 'fencingToken'],
+  ),
+  [BOOKING_CANCELLED_TYPE]: cloudEvent(
+    BOOKING_CANCELLED_TYPE,
+    'Booking cancelled',
+    'Staff cancelled a booking; its seats are free again. id: the booking id.',
+    { eventId: text, bookingId: text, holdId: text, orderId: text, userId: text, seatIds },
+    ['eventId', 'bookingId', 'holdId', 'orderId', 'userId', 'seatIds'],
+  ),
+  [WAITLIST_OFFER_MADE_TYPE]: cloudEvent(
+    WAITLIST_OFFER_MADE_TYPE,
+    'Waiting-list offer made',
+    'Seats were held for a waiting-list entry and offered to its user. id `<entryId>:offer:<holdId>`.',
+    { eventId: text, entryId: text, userId: text, holdId: text, seatIds, offerExpiresAt: instant },
+    ['eventId', 'entryId', 'userId', 'holdId', 'seatIds', 'offerExpiresAt'],
+  ),
+};
+
+/** A message that is not one of the seat-status topic's events. */
+export class SeatStatusSchemaError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'SeatStatusSchemaError';
+  }
+}
+
+let validators: Map<string, ValidateFunction> | undefined;
+
+function validatorOf(type: string): ValidateFunction | undefined {
+  if (!validators) {
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    addFormats(ajv);
+    validators = new Map(SEAT_STATUS_TYPES.map((t) => [t, ajv.compile(SEAT_STATUS_SCHEMAS[t])]));
+  }
+  return validators.get(type);
+}
+
+/** Checks a Kafka message value (bytes, text or parsed JSON) against its type's schema and returns it. */
+export function parseSeatStatus(value: unknown): SeatStatusCloudEvent {
+  let ce: unknown = Buffer.isBuffer(value) ? value.toString('utf8') : value;
+  if (typeof ce === 'string') {
+    try {
+      ce = JSON.parse(ce);
+    } catch {
+      throw new SeatStatusSchemaError('value is not JSON');
+    }
+  }
+  const type = typeof ce === 'object' && ce !== null ? (ce as { type?: unknown }).type : undefined;
+  const validate = typeof type === 'string' ? validatorOf(type) : undefined;
+  if (!validate) {
+    throw new SeatStatusSchemaError(`unknown type ${String(type)}`);
+  }
+  if (!validate(ce)) {
+    throw new SeatStatusSchemaError(
+      `not a ${String(type)}: ${(validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`).join('; ')}`,
+    );
+  }
+  return ce as SeatStatusCloudEvent;
+}
