@@ -72,6 +72,7 @@ export class AppConfig extends BaseConfig<SeatApiEnvironment> {
       shards: e.HOLD_SHARDS,
       shardLeaseMs: e.HOLD_SHARD_LEASE_MS,
       eventRetentionSeconds: e.HOLD_EVENT_RETENTION_SECONDS,
+      orphanRule: e.EVENT_ORPHAN_RULE,
     };
   }
 
@@ -100,6 +101,7 @@ export class AppConfig extends BaseConfig<SeatApiEnvironment> {
       relayIntervalMs: e.OUTBOX_RELAY_INTERVAL_MS,
       relayBatchSize: e.OUTBOX_RELAY_BATCH_SIZE,
       staleAfterMs: e.OUTBOX_STALE_AFTER_MS,
+      statusStreamEnabled: e.SEAT_STATUS_STREAM_ENABLED,
     };
   }
 

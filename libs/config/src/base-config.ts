@@ -41,6 +41,7 @@ export class BaseConfig<E extends BaseEnvironment = BaseEnvironment> {
       clientId: e.KAFKA_CLIENT_ID,
       seatExpiredTopic: e.KAFKA_TOPIC_SEAT_EXPIRED,
       deadLetterTopic: e.KAFKA_TOPIC_DEAD_LETTER,
+      seatStatusTopic: e.KAFKA_TOPIC_SEAT_STATUS,
       partitions: e.KAFKA_TOPIC_PARTITIONS,
       requestTimeoutMs: e.KAFKA_REQUEST_TIMEOUT_MS,
     };

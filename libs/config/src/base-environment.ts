@@ -73,6 +73,10 @@ export class BaseEnvironment {
   @Matches(/^[A-Za-z0-9._-]{1,200}$/)
   KAFKA_TOPIC_DEAD_LETTER: string = 'seat.expired.dlq';
 
+  /** Every change of a seat's state (libs/contracts seat-status: SEAT_STATUS_TOPIC, SEAT_STATUS_TOPIC_ENV). */
+  @Matches(/^[A-Za-z0-9._-]{1,200}$/)
+  KAFKA_TOPIC_SEAT_STATUS: string = 'seat.status';
+
   /** Partitions of the topics an app creates when they are missing (both apps may create them). */
   @EnvInteger(1, 1000)
   KAFKA_TOPIC_PARTITIONS: number = 6;

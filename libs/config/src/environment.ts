@@ -1,4 +1,4 @@
-import { IsOptional, IsString, Matches, MinLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, Matches, MinLength } from 'class-validator';
 import { BaseEnvironment } from './base-environment';
 import { EnvBoolean, EnvInteger } from './env-value.decorators';
 
@@ -124,6 +124,13 @@ export class SeatApiEnvironment extends BaseEnvironment {
   @EnvInteger(0, 100)
   HOLD_MAX_EXTENSIONS: number = 3;
 
+  /**
+   * The orphan-seat rule of an event created without one (its `settings.orphanRule`): 'no-single-gaps'
+   * refuses a hold by seat ids that would leave one free seat alone in its row; 'none' does not.
+   */
+  @IsIn(['none', 'no-single-gaps'])
+  EVENT_ORPHAN_RULE: 'none' | 'no-single-gaps' = 'no-single-gaps';
+
   /** How long a finished hold stays readable (GET /v1/holds/:id) after it ended. */
   @EnvInteger(60, 30 * 86400)
   HOLD_RETENTION_SECONDS: number = 86400;
@@ -235,6 +242,14 @@ export class SeatApiEnvironment extends BaseEnvironment {
 
   @EnvBoolean()
   SWEEPER_ENABLED: boolean = true;
+
+  /**
+   * Every hold script also records its change for the seat.status topic (KAFKA_TOPIC_SEAT_STATUS). Off, the
+   * outbox carries what seat.expired needs only (expiries, cancelled bookings); SeatExpired still reaches
+   * seat.status. For comparing the stream's cost (npm run bench:status-stream).
+   */
+  @EnvBoolean()
+  SEAT_STATUS_STREAM_ENABLED: boolean = true;
 
   @EnvBoolean()
   SEED_DEMO_EVENT: boolean = false;

@@ -4,7 +4,7 @@ import { AppConfig } from '@app/config';
 import { ensureTopics, KAFKA } from '@app/kafka';
 
 /**
- * Creates `seat.expired` (and its dead-letter topic) when missing. Never blocks boot: while Kafka is
+ * Creates `seat.expired` (and its dead-letter topic) and `seat.status` when missing. Never blocks boot: while Kafka is
  * down it retries in the background, and the relay simply keeps records in the outbox meanwhile.
  */
 @Injectable()
@@ -34,9 +34,10 @@ export class KafkaTopicsService implements OnApplicationBootstrap, OnApplication
   }
 
   private async ensure(): Promise<void> {
-    const { seatExpiredTopic, deadLetterTopic, partitions } = this.config.kafka;
+    const { seatExpiredTopic, deadLetterTopic, seatStatusTopic, partitions } = this.config.kafka;
     try {
-      const created = await ensureTopics(this.kafka, [seatExpiredTopic, deadLetterTopic], partitions);
+      const topics = [seatExpiredTopic, deadLetterTopic, seatStatusTopic];
+      const created = await ensureTopics(this.kafka, topics, partitions);
       if (created.length > 0) {
         this.logger.log(`created topic(s) ${created.join(', ')} with ${partitions} partitions`);
       }
