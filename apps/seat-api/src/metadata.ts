@@ -9,6 +9,7 @@ export default async () => {
     ['./audit/dto/audit-page.view']: await import('./audit/dto/audit-page.view'),
     ['./expiry/dto/expirations-page.view']: await import('./expiry/dto/expirations-page.view'),
     ['./holds/allocation/best-available.dto']: await import('./holds/allocation/best-available.dto'),
+    ['./holds/admin/dto/seat-block.dto']: await import('./holds/admin/dto/seat-block.dto'),
     ['./holds/admin/dto/bookings-page.view']: await import('./holds/admin/dto/bookings-page.view'),
     ['./holds/hold.view']: await import('./holds/hold.view'),
     ['./seat-map/seat-map.view']: await import('./seat-map/seat-map.view'),
@@ -325,6 +326,37 @@ export default async () => {
           },
         ],
         [
+          import('./holds/admin/dto/staff-reason.dto'),
+          {
+            StaffReasonDto: {
+              reason: { required: true, type: () => String, minLength: 1, maxLength: 500, pattern: '\\S' },
+            },
+          },
+        ],
+        [
+          import('./holds/admin/dto/seat-block.dto'),
+          {
+            SeatBlockDto: {
+              seatIds: { required: true, type: () => [String], uniqueItems: true, minItems: 1 },
+            },
+            SeatBlockView: {
+              eventId: { required: true, type: () => String },
+              seatIds: { required: true, type: () => [String] },
+              status: { required: true, enum: ['BLOCKED', 'AVAILABLE'] },
+            },
+            BlockedSeatView: {
+              seatId: { required: true, type: () => String },
+              reason: { required: true, type: () => String },
+              blockedBy: { required: true, type: () => String },
+              blockedAt: { required: true, type: () => String },
+            },
+            BlockedSeatsView: {
+              eventId: { required: true, type: () => String },
+              items: { required: true, type: () => [t['./holds/admin/dto/seat-block.dto'].BlockedSeatView] },
+            },
+          },
+        ],
+        [
           import('./holds/admin/dto/bookings-page.view'),
           {
             StaffBookingView: {
@@ -348,14 +380,6 @@ export default async () => {
               limit: { required: true, type: () => Number, default: 100, minimum: 1, maximum: 1000 },
               offset: { required: true, type: () => Number, default: 0, minimum: 0 },
               orderId: { required: false, type: () => String, pattern: '^[A-Za-z0-9._:-]{1,100}$' },
-            },
-          },
-        ],
-        [
-          import('./holds/admin/dto/staff-reason.dto'),
-          {
-            StaffReasonDto: {
-              reason: { required: true, type: () => String, minLength: 1, maxLength: 500, pattern: '\\S' },
             },
           },
         ],
@@ -495,6 +519,16 @@ export default async () => {
               extendHold: { type: t['./holds/hold.view'].HoldView },
               releaseHold: {},
               confirmHold: { type: t['./holds/hold.view'].BookingView },
+            },
+          },
+        ],
+        [
+          import('./holds/admin/seat-blocks.controller'),
+          {
+            SeatBlocksController: {
+              list: { type: t['./holds/admin/dto/seat-block.dto'].BlockedSeatsView },
+              block: { type: t['./holds/admin/dto/seat-block.dto'].SeatBlockView },
+              unblock: { type: t['./holds/admin/dto/seat-block.dto'].SeatBlockView },
             },
           },
         ],

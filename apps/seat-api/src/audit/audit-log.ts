@@ -20,6 +20,8 @@ export enum AuditAction {
   HOLD_FORCE_RELEASE = 'HOLD_FORCE_RELEASE',
   HOLD_ON_BEHALF = 'HOLD_ON_BEHALF',
   BOOKING_CANCEL = 'BOOKING_CANCEL',
+  SEATS_BLOCK = 'SEATS_BLOCK',
+  SEATS_UNBLOCK = 'SEATS_UNBLOCK',
 }
 
 /**
@@ -44,8 +46,13 @@ export class AuditLog {
   ): Promise<void> {
     await onConnectionWithin(this.db, timeoutMs, (qr) =>
       inTransaction(qr, async () => {
-        await this.insertPending(qr, id, r, settleAfterMs);
-        await prepared?.apply(qr);
+        const undo = await prepared?.apply(qr);
+        await this.insertPending(
+          qr,
+          id,
+          undo ? { ...r, detail: { ...r.detail, ...undo } } : r,
+          settleAfterMs,
+        );
       }),
     );
   }
@@ -73,11 +80,11 @@ export class AuditLog {
     await onConnectionWithin(this.db, timeoutMs, (qr) =>
       inTransaction(qr, async () => {
         const [gone] = (await qr.query(
-          `DELETE FROM audit_entries WHERE id = $1 AND status = 'PENDING' RETURNING action, detail`,
+          `DELETE FROM audit_entries WHERE id = $1 AND status = 'PENDING' RETURNING action, event_id, detail`,
           [id],
-        )) as [{ action: string; detail: Record<string, unknown> | null }[], number];
+        )) as [{ action: string; event_id: string; detail: Record<string, unknown> | null }[], number];
         for (const entry of gone) {
-          await undoPrepared(qr, entry.action, entry.detail);
+          await undoPrepared(qr, entry);
         }
       }),
     );

@@ -13,8 +13,71 @@ import { AuditAction } from './audit-log';
  * do it, as any instance settles a PENDING entry.
  */
 export interface PreparedChange {
-  /** Writes the part; a refusal (the row is not in the state asked) throws its DomainError. */
-  apply(qr: QueryRunner): Promise<void>;
+  /**
+   * Writes the part; a refusal (the row is not in the state asked) throws its DomainError. What it
+   * returns is added to the entry's detail: what its undo needs to take it back.
+   */
+  apply(qr: QueryRunner): Promise<Record<string, unknown> | void>;
+}
+
+const seatsUnavailable = (conflicts: { seatId: string; reason: string }[]) =>
+  new DomainError(ErrorCode.SEATS_UNAVAILABLE, `${conflicts.length} seat(s) are not available`, {
+    details: conflicts,
+  });
+
+/**
+ * The seats enter seat_blocks (the record the seat store is repaired from). Refused, nothing written,
+ * when a seat is booked (booking_seats) or blocked already.
+ */
+export function blockSeatRows(
+  eventId: string,
+  seatIds: string[],
+  reason: string,
+  actor: string,
+): PreparedChange {
+  return {
+    async apply(qr) {
+      const booked = (await qr.query(
+        `SELECT seat_id FROM booking_seats WHERE event_id = $1 AND seat_id = ANY($2)`,
+        [eventId, seatIds],
+      )) as { seat_id: string }[];
+      const blocked = (await qr.query(
+        `SELECT seat_id FROM seat_blocks WHERE event_id = $1 AND seat_id = ANY($2) FOR UPDATE`,
+        [eventId, seatIds],
+      )) as { seat_id: string }[];
+      if (booked.length + blocked.length > 0) {
+        throw seatsUnavailable([
+          ...booked.map((r) => ({ seatId: r.seat_id, reason: 'BOOKED' })),
+          ...blocked.map((r) => ({ seatId: r.seat_id, reason: 'BLOCKED' })),
+        ]);
+      }
+      // a racing block of the same seat waits on the primary key and then fails: that request is refused
+      await qr.query(
+        `INSERT INTO seat_blocks (event_id, seat_id, reason, blocked_by) SELECT $1, unnest($2::text[]), $3, $4`,
+        [eventId, seatIds, reason, actor],
+      );
+    },
+  };
+}
+
+/** The seats leave seat_blocks; their rows go into the entry's detail, for the undo. */
+export function unblockSeatRows(eventId: string, seatIds: string[]): PreparedChange {
+  return {
+    async apply(qr) {
+      const [gone] = (await qr.query(
+        `DELETE FROM seat_blocks WHERE event_id = $1 AND seat_id = ANY($2)
+         RETURNING seat_id, reason, blocked_by, blocked_at`,
+        [eventId, seatIds],
+      )) as [{ seat_id: string; reason: string; blocked_by: string; blocked_at: Date }[], number];
+      if (gone.length < seatIds.length) {
+        const missing = seatIds.filter((s) => !gone.some((r) => r.seat_id === s));
+        throw new DomainError(ErrorCode.SEAT_NOT_BLOCKED, `${missing.length} seat(s) are not blocked`, {
+          details: missing.map((seatId) => ({ seatId })),
+        });
+      }
+      return { blocks: gone };
+    },
+  };
 }
 
 /** The booking becomes CANCELLED and its seats leave booking_seats (bookable again once Redis frees them). */
@@ -40,9 +103,34 @@ export function cancelBookingRow(bookingId: string): PreparedChange {
  */
 export async function undoPrepared(
   qr: QueryRunner,
-  action: string,
-  detail: Record<string, unknown> | null,
+  entry: { action: string; event_id: string; detail: Record<string, unknown> | null },
 ): Promise<void> {
+  const { action, detail } = entry;
+  if (action === String(AuditAction.SEATS_BLOCK) && Array.isArray(detail?.seatIds)) {
+    await qr.query(`DELETE FROM seat_blocks WHERE event_id = $1 AND seat_id = ANY($2)`, [
+      entry.event_id,
+      detail.seatIds,
+    ]);
+  }
+  if (action === String(AuditAction.SEATS_UNBLOCK) && Array.isArray(detail?.blocks)) {
+    const blocks = detail.blocks as {
+      seat_id: string;
+      reason: string;
+      blocked_by: string;
+      blocked_at: string;
+    }[];
+    await qr.query(
+      `INSERT INTO seat_blocks (event_id, seat_id, reason, blocked_by, blocked_at)
+       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::timestamptz[])`,
+      [
+        entry.event_id,
+        blocks.map((b) => b.seat_id),
+        blocks.map((b) => b.reason),
+        blocks.map((b) => b.blocked_by),
+        blocks.map((b) => b.blocked_at),
+      ],
+    );
+  }
   if (action === String(AuditAction.BOOKING_CANCEL) && typeof detail?.bookingId === 'string') {
     const back = (await qr.query(
       `UPDATE bookings SET status = 'CONFIRMED' WHERE id = $1 AND status = 'CANCELLED' RETURNING id`,

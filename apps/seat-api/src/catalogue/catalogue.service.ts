@@ -3,10 +3,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { BookingSeatEntity, EventEntity, SeatEntity } from '@app/database';
+import { BookingSeatEntity, EventEntity, SeatBlockEntity, SeatEntity } from '@app/database';
 import { DomainError } from '../common/errors/domain-error';
+import { AllocationStore, layoutRows } from '../hold-store';
 import { ErrorCode } from '../common/errors/error-code';
-import { HoldStore } from '../hold-store';
+import { HoldStore, StaffHoldStore } from '../hold-store';
 import { CreateEventDto, MAX_SEATS_PER_EVENT } from './dto/create-event.dto';
 import { ownColumns } from './policy/event-policy';
 import { CatalogueSeat, EventSeats, SeatCache } from './seat-cache';
@@ -21,13 +22,18 @@ export class CatalogueService implements OnModuleDestroy {
   private readonly logger = new Logger('Catalogue');
   private readonly seatCache: SeatCache;
   private readonly eventRetentionMs: number;
+  /** Of an event created without one (EVENT_ORPHAN_RULE). */
+  private readonly orphanRule: EventEntity['orphanRule'];
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly holds: HoldStore,
+    private readonly allocation: AllocationStore,
     config: AppConfig,
+    private readonly staffStore: StaffHoldStore,
   ) {
     this.eventRetentionMs = config.holds.eventRetentionSeconds * 1000;
+    this.orphanRule = config.holds.orphanRule;
     this.seatCache = new SeatCache(config.catalogue.cacheMaxBytes, (eventId) => this.loadSeats(eventId));
   }
 
@@ -73,6 +79,7 @@ export class CatalogueService implements OnModuleDestroy {
         startsAt: new Date(dto.startsAt),
         seatCount: seats.length,
         ...ownColumns(dto.settings),
+        orphanRule: dto.settings?.orphanRule ?? this.orphanRule,
       });
       for (let i = 0; i < seats.length; i += 2000) {
         await tx.insert(SeatEntity, seats.slice(i, i + 2000));
@@ -131,7 +138,7 @@ export class CatalogueService implements OnModuleDestroy {
   /**
    * Repairs one event's Redis keys from PostgreSQL, the first time this instance loads the event (a
    * Redis that lost data lost them): the event is entered in its shard's events index again, so its keys
-   * are removed once it is old, and its booked seats are BOOKED again. Done before the load answers, so no
+   * are removed once it is old, and its booked and blocked seats are so again. Done before the load answers, so no
    * hold or seat map on this instance ever sees the event unrepaired; done per event at first use, not for
    * every stored event at boot, so startup does not grow with the events stored. An event whose keys
    * the sweep deleted is not written again (markBooked refuses it by its tombstone, in Redis).
@@ -150,6 +157,18 @@ export class CatalogueService implements OnModuleDestroy {
         this.logger.warn(`event ${id}: ${changed} booked seat(s) were missing in Redis and were restored`);
       }
     }
+    const blocked = await this.db
+      .getRepository(SeatBlockEntity)
+      .find({ where: { eventId: id }, select: { seatId: true } });
+    if (blocked.length > 0) {
+      const changed = await this.staffStore.markBlocked(
+        id,
+        blocked.map((b) => b.seatId),
+      );
+      if (changed > 0) {
+        this.logger.warn(`event ${id}: ${changed} blocked seat(s) were missing in Redis and were restored`);
+      }
+    }
   }
 
   /** Gives the cache's bytes back to its metrics (tests build several apps in one process). */
@@ -160,7 +179,7 @@ export class CatalogueService implements OnModuleDestroy {
   private async loadSeats(eventId: string): Promise<EventSeats | null> {
     const event = await this.db
       .getRepository(EventEntity)
-      .findOne({ where: { id: eventId }, select: { id: true, startsAt: true } });
+      .findOne({ where: { id: eventId }, select: { id: true, startsAt: true, orphanRule: true } });
     if (!event) {
       return null;
     }
@@ -169,6 +188,8 @@ export class CatalogueService implements OnModuleDestroy {
     const rows = await this.db
       .getRepository(SeatEntity)
       .find({ where: { eventId }, order: { position: 'ASC' } }); // as posted (SeatEntity.position)
+    // the free-seat index of best-available holds, with the event's orphan rule: before any hold of it
+    await this.allocation.ensureIndex(eventId, { rows: layoutRows(rows), orphanRule: event.orphanRule });
     // only what the seat map shows: every byte here is multiplied by the seats of each cached event
     return new EventSeats(
       rows.map(({ seatId, section, row, number, category }): [string, CatalogueSeat] => [

@@ -23,6 +23,22 @@ export interface HoldPage {
   next: HoldCursor | null;
 }
 
+/** Why a seat could not be blocked (block-seats.lua). */
+export interface BlockConflict {
+  seatId: string;
+  reason: 'HELD' | 'BOOKED' | 'BLOCKED';
+}
+
+export type BlockResult =
+  | { ok: true }
+  | { ok: false; error: 'SEATS_UNAVAILABLE'; conflicts: BlockConflict[] }
+  | { ok: false; error: 'ACTION_CANCELLED' | 'STALE_FENCING_TOKEN' };
+
+export type UnblockResult =
+  | { ok: true }
+  | { ok: false; error: 'NOT_BLOCKED'; seatIds: string[] }
+  | { ok: false; error: 'ACTION_CANCELLED' | 'STALE_FENCING_TOKEN' };
+
 /** How a staff action stands in Redis once decided (settleAction). */
 export type StaffActionOutcome = 'APPLIED' | 'CANCELLED';
 
@@ -133,6 +149,73 @@ export class StaffHoldStore {
     const shard = this.store.layout.shardOf(p.eventId);
     void this.redis.zadd(WAKE_KEY, 'LT', Date.now(), shard).catch(() => undefined);
     return { ok: true, freed: reply[1] ?? [] };
+  }
+
+  /**
+   * Takes the seats off sale, all or none, as staff action `actionId` (block-seats.lua): refused with the
+   * seats that are held, booked or blocked already. Needs the seat lock's fencing token.
+   */
+  async blockSeats(p: {
+    eventId: string;
+    seatIds: string[];
+    fencingToken: number;
+    actionId: string;
+  }): Promise<BlockResult> {
+    const reply = await this.seatsChange('seatsBlock', p);
+    if (reply[0] === 'SEATS_UNAVAILABLE') {
+      const conflicts = (reply[1] as [string, BlockConflict['reason']][]).map(([seatId, reason]) => ({
+        seatId,
+        reason,
+      }));
+      return { ok: false, error: 'SEATS_UNAVAILABLE', conflicts };
+    }
+    return reply[0] === 'OK' ? { ok: true } : { ok: false, error: reply[0] as 'ACTION_CANCELLED' };
+  }
+
+  /** Puts blocked seats back on sale, all or none, as staff action `actionId` (unblock-seats.lua). */
+  async unblockSeats(p: {
+    eventId: string;
+    seatIds: string[];
+    fencingToken: number;
+    actionId: string;
+  }): Promise<UnblockResult> {
+    const reply = await this.seatsChange('seatsUnblock', p);
+    if (reply[0] === 'NOT_BLOCKED') {
+      return { ok: false, error: 'NOT_BLOCKED', seatIds: reply[1] as string[] };
+    }
+    return reply[0] === 'OK' ? { ok: true } : { ok: false, error: reply[0] as 'ACTION_CANCELLED' };
+  }
+
+  /**
+   * Re-marks seats blocked in PostgreSQL (repairs a Redis that lost data, as HoldStore.markBooked does for
+   * booked ones). Returns how many changed. Not waited for on replicas: the repair runs again wherever
+   * Redis lost it.
+   */
+  async markBlocked(eventId: string, seatIds: string[]): Promise<number> {
+    let changed = 0;
+    for (let i = 0; i < seatIds.length; i += 1000) {
+      changed += Number(
+        await this.store.scripts.onEvent('seatsMarkBlocked', eventId, seatIds.slice(i, i + 1000)),
+      );
+    }
+    return changed;
+  }
+
+  private async seatsChange(
+    script: 'seatsBlock' | 'seatsUnblock',
+    p: { eventId: string; seatIds: string[]; fencingToken: number; actionId: string },
+  ): Promise<[string, unknown?]> {
+    const ack = this.acks.before(this.store.scripts.slotKeyOf(p.eventId));
+    const reply = (await this.store.scripts.onEvent(
+      script,
+      p.eventId,
+      [p.fencingToken, p.actionId, this.ledgerTtlMs, ...p.seatIds],
+      [this.store.layout.staffLedgerKey(p.eventId)],
+    )) as [string, unknown?];
+    if (reply[0] === 'OK') {
+      await ack.confirm(script === 'seatsBlock' ? 'block-seats' : 'unblock-seats');
+    }
+    return reply;
   }
 
   /** Whether staff action `actionId` made its change (read only: an action not applied stays open). */

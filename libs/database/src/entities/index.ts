@@ -3,9 +3,18 @@ import { BookingSeatEntity } from './booking-seat.entity';
 import { BookingEntity } from './booking.entity';
 import { EventEntity } from './event.entity';
 import { HoldExpiryEntity } from './hold-expiry.entity';
+import { SeatBlockEntity } from './seat-block.entity';
 import { SeatEntity } from './seat.entity';
 
-export { AuditEntryEntity, BookingEntity, BookingSeatEntity, EventEntity, HoldExpiryEntity, SeatEntity };
+export {
+  AuditEntryEntity,
+  BookingEntity,
+  BookingSeatEntity,
+  EventEntity,
+  HoldExpiryEntity,
+  SeatBlockEntity,
+  SeatEntity,
+};
 export type { AuditEntryStatus } from './audit-entry.entity';
 export type { BookingStatus } from './booking.entity';
 export type { SalesState } from './event.entity';
@@ -17,4 +26,5 @@ export const ALL_ENTITIES = [
   BookingSeatEntity,
   HoldExpiryEntity,
   AuditEntryEntity,
+  SeatBlockEntity,
 ];

@@ -4,6 +4,7 @@ import { SeatPosition1764100000000 } from './1764100000000-seat-position';
 import { EventSettings1764200000000 } from './1764200000000-event-settings';
 import { AuditEntries1764300000000 } from './1764300000000-audit-entries';
 import { BookingCancel1764410000000 } from './1764410000000-booking-cancel';
+import { SeatBlocks1764420000000 } from './1764420000000-seat-blocks';
 
 /** Listed explicitly (not globbed) so the compiled app and jest load the same set. */
 export const ALL_MIGRATIONS = [
@@ -13,4 +14,5 @@ export const ALL_MIGRATIONS = [
   EventSettings1764200000000,
   AuditEntries1764300000000,
   BookingCancel1764410000000,
+  SeatBlocks1764420000000,
 ];

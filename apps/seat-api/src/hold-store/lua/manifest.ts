@@ -66,6 +66,12 @@ export const CHANGE_LOG_MAX_ENTRIES = 10_000;
  */
 export const ALLOCATION_MAX_SEATS = 10;
 
+/**
+ * The hold id a blocked seat is 'B' under (block-seats.lua): not one a hold can have (hold ids are 11
+ * base64url characters, hold-ids.ts), so every hold script takes the seat as booked by someone else.
+ */
+export const BLOCKED_HID = '!';
+
 /** What the hold scripts' Lua reads as constants (declared ahead of the helpers). */
 export const HOLD_CONSTANTS = {
   EVENT_SCRIPT_KEYS,
@@ -83,6 +89,7 @@ export const HOLD_CONSTANTS = {
   SEAT_EXPIRED_TYPE,
   BOOKING_CANCELLED_FIELDS: BOOKING_CANCELLED_RECORD_FIELDS,
   BOOKING_CANCELLED_TYPE,
+  BLOCKED_HID,
   // how long a deleted event's tombstone stays (event-retention.lua): far longer than any clock skew or
   // delayed request, short enough that ended events do not add up in Redis for ever
   EVENT_TOMBSTONE_KEEP_MS: 30 * 86_400_000,
@@ -177,6 +184,7 @@ export const EVENT_SCRIPTS = {
   holdFinishConfirm: event('finish-confirm.lua', ['hid', 'orderId']),
   holdAbandonConfirm: event('abandon-confirm.lua', ['hid', 'fencingToken']),
   holdMarkBooked: event('mark-booked.lua', ['seatId...']),
+  seatsMarkBlocked: event('mark-blocked.lua', ['seatId...']),
   eventPolicyVersion: event('policy-version.lua', ['mode', 'version']),
   eventLiveHolds: event('live-holds.lua', ['fromBucket', 'maxEntries']),
   // staff actions (holds/admin): reads of any hold, and changes applied at most once per audited action
@@ -187,6 +195,16 @@ export const EVENT_SCRIPTS = {
     ['staffLedger'],
   ),
   staffActionSettle: event('settle-staff-action.lua', ['actionId', 'ledgerTtlMs'], ['staffLedger']),
+  seatsBlock: event(
+    'block-seats.lua',
+    ['fencingToken', 'actionId', 'ledgerTtlMs', 'seatId...'],
+    ['staffLedger'],
+  ),
+  seatsUnblock: event(
+    'unblock-seats.lua',
+    ['fencingToken', 'actionId', 'ledgerTtlMs', 'seatId...'],
+    ['staffLedger'],
+  ),
   bookingCancel: event(
     'cancel-booking.lua',
     ['hid', 'fencingToken', 'actionId', 'ledgerTtlMs', 'bookingId', 'orderId', 'userId', 'seatId...'],

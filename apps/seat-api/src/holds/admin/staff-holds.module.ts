@@ -6,6 +6,8 @@ import { ConfirmModule } from '../confirm/confirm.module';
 import { HoldsModule } from '../holds.module';
 import { SeatLockSettings } from '../seat-lock';
 import { BookingCancelService } from './booking-cancel.service';
+import { SeatBlocksController } from './seat-blocks.controller';
+import { SeatBlocksService } from './seat-blocks.service';
 import { StaffBookingsController } from './staff-bookings.controller';
 import { StaffHoldsController } from './staff-holds.controller';
 import { StaffHoldsService } from './staff-holds.service';
@@ -13,7 +15,7 @@ import { StaffHoldsService } from './staff-holds.service';
 /** Box-office staff on holds and bookings (agent, admin roles); each change is recorded in the event's audit. */
 @Module({
   imports: [HoldStoreModule, CatalogueModule, ConfirmModule, AuditModule, HoldsModule],
-  controllers: [StaffHoldsController, StaffBookingsController],
-  providers: [StaffHoldsService, BookingCancelService, SeatLockSettings],
+  controllers: [StaffHoldsController, StaffBookingsController, SeatBlocksController],
+  providers: [StaffHoldsService, BookingCancelService, SeatBlocksService, SeatLockSettings],
 })
 export class StaffHoldsModule {}

@@ -1,0 +1,70 @@
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { AuthUser } from '../../auth/auth-user';
+import { CurrentUser, Roles } from '../../auth/auth.decorators';
+import { Role } from '../../auth/roles';
+import { ApiErrors } from '../../common/api-errors.decorator';
+import { ErrorCode } from '../../common/errors/error-code';
+import { eventIdPipe } from '../../common/pipes/event-id.pipe';
+import { BlockedSeatsView, SeatBlockDto, SeatBlockView } from './dto/seat-block.dto';
+import { SeatBlocksService } from './seat-blocks.service';
+
+const CHANGE_ERRORS = [
+  ErrorCode.FORBIDDEN,
+  ErrorCode.EVENT_NOT_FOUND,
+  ErrorCode.SEAT_NOT_FOUND,
+  ErrorCode.PAYLOAD_TOO_LARGE,
+  ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+  ErrorCode.BUSY,
+  ErrorCode.DEPENDENCY_UNAVAILABLE,
+  ErrorCode.AUDIT_UNAVAILABLE,
+  ErrorCode.REPLICAS_UNAVAILABLE,
+];
+
+/** Seats off sale (production kills, house seats): admins block and unblock them, agents read them. */
+@ApiTags('staff')
+@ApiBearerAuth()
+@Controller({ path: 'events', version: '1' })
+export class SeatBlocksController {
+  constructor(private readonly blocks: SeatBlocksService) {}
+
+  @Get(':eventId/seats/blocks')
+  @Roles(Role.AGENT)
+  @ApiOperation({ summary: "An event's blocked seats, with reason and who blocked them (agent, admin)" })
+  @ApiResponse({ status: 200, type: BlockedSeatsView })
+  @ApiErrors(ErrorCode.FORBIDDEN, ErrorCode.EVENT_NOT_FOUND)
+  list(@Param('eventId', eventIdPipe) eventId: string): Promise<BlockedSeatsView> {
+    return this.blocks.list(eventId);
+  }
+
+  @Post(':eventId/seats/block')
+  @HttpCode(200)
+  @Roles(Role.ADMIN)
+  @ApiOperation({
+    summary:
+      'Take seats off sale, all or none, with a reason: never held or booked, shown not available; a held or booked seat is refused (admin)',
+  })
+  @ApiResponse({ status: 200, type: SeatBlockView })
+  @ApiErrors(ErrorCode.SEATS_UNAVAILABLE, ...CHANGE_ERRORS)
+  block(
+    @Param('eventId', eventIdPipe) eventId: string,
+    @Body() dto: SeatBlockDto,
+    @CurrentUser() user: AuthUser,
+  ): Promise<SeatBlockView> {
+    return this.blocks.block(user, eventId, dto.seatIds, dto.reason);
+  }
+
+  @Post(':eventId/seats/unblock')
+  @HttpCode(200)
+  @Roles(Role.ADMIN)
+  @ApiOperation({ summary: 'Put blocked seats back on sale, all or none, with a reason (admin)' })
+  @ApiResponse({ status: 200, type: SeatBlockView })
+  @ApiErrors(ErrorCode.SEAT_NOT_BLOCKED, ...CHANGE_ERRORS)
+  unblock(
+    @Param('eventId', eventIdPipe) eventId: string,
+    @Body() dto: SeatBlockDto,
+    @CurrentUser() user: AuthUser,
+  ): Promise<SeatBlockView> {
+    return this.blocks.unblock(user, eventId, dto.seatIds, dto.reason);
+  }
+}
