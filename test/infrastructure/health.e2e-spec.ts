@@ -7,6 +7,8 @@
 import 'reflect-metadata';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createSeatApi } from '../../apps/seat-api/src/bootstrap/create-app';
+import { OutboxRelayService } from '../../apps/seat-api/src/expiry/outbox/outbox-relay.service';
+import { ShardOwnership } from '../../apps/seat-api/src/expiry/shards/shard-ownership.service';
 import { eventually } from '@test/support/eventually';
 import { PrivateKafka } from '@test/support/private-kafka';
 import { PrivateRedis, startPrivateRedis } from '@test/support/private-redis';
@@ -82,6 +84,11 @@ it('answers 503 naming Redis while Redis is down, and recovers when it returns',
   expect(down.body.details.redis.status).toBe('down');
   expect(down.body.details.postgres.status).toBe('up');
   expect((await fetch(`${base}/health/live`)).status).toBe(200);
+  // an idle relay reads nothing from Redis: it meets the outage once a stream may hold records, as when
+  // the sweep wrote some just before Redis went down
+  const owned = app.get(ShardOwnership).ownedShards();
+  expect(owned.length).toBeGreaterThan(0);
+  app.get(OutboxRelayService).recordsMayWait(owned);
   // the relay names Redis, not Kafka, as what fails (it keeps its Kafka producer)
   await eventually(
     async () =>
