@@ -19,6 +19,7 @@ import { StaffHoldsModule } from './holds/admin/staff-holds.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { SeatMapModule } from './seat-map/seat-map.module';
 import { SeatPickerModule } from './seat-picker/seat-picker.module';
+import { WaitlistModule } from './waitlist/waitlist.module';
 
 /**
  * The seat-hold service: infrastructure modules first, then one module per capability.
@@ -59,6 +60,7 @@ import { SeatPickerModule } from './seat-picker/seat-picker.module';
     SeatMapModule,
     ExpiryModule,
     HealthModule,
+    WaitlistModule, // join, read and leave a show's waiting list
     SeatPickerModule, // the seat picker page at /
   ],
 })

@@ -4,6 +4,7 @@ import { SeatPosition1764100000000 } from './1764100000000-seat-position';
 import { EventSettings1764200000000 } from './1764200000000-event-settings';
 import { AuditEntries1764300000000 } from './1764300000000-audit-entries';
 import { BookingCancel1764410000000 } from './1764410000000-booking-cancel';
+import { Waitlist1764500000000 } from './1764500000000-waitlist';
 import { SeatBlocks1764420000000 } from './1764420000000-seat-blocks';
 
 /** Listed explicitly (not globbed) so the compiled app and jest load the same set. */
@@ -15,4 +16,5 @@ export const ALL_MIGRATIONS = [
   AuditEntries1764300000000,
   BookingCancel1764410000000,
   SeatBlocks1764420000000,
+  Waitlist1764500000000,
 ];

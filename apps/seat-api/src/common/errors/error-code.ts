@@ -60,6 +60,11 @@ export enum ErrorCode {
   BOOKING_CANCELLED = 'BOOKING_CANCELLED',
   /** `errors: [{ seatId }]`: seats to unblock that are not blocked. */
   SEAT_NOT_BLOCKED = 'SEAT_NOT_BLOCKED',
+  // ---- waiting list
+  /** No waiting-list entry of that id is the caller's. */
+  WAITLIST_ENTRY_NOT_FOUND = 'WAITLIST_ENTRY_NOT_FOUND',
+  /** The caller is on the event's waiting list already (an open entry: WAITING or OFFERED). */
+  WAITLIST_ENTRY_EXISTS = 'WAITLIST_ENTRY_EXISTS',
   // ---- idempotency
   IDEMPOTENCY_IN_PROGRESS = 'IDEMPOTENCY_IN_PROGRESS',
   IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',

@@ -54,6 +54,8 @@ export const HTTP_ANSWERS: Readonly<Record<ErrorCode, HttpAnswer>> = {
   [ErrorCode.BOOKING_NOT_FOUND]: { status: 404 },
   [ErrorCode.BOOKING_CANCELLED]: { status: 409 },
   [ErrorCode.SEAT_NOT_BLOCKED]: { status: 409 },
+  [ErrorCode.WAITLIST_ENTRY_NOT_FOUND]: { status: 404 },
+  [ErrorCode.WAITLIST_ENTRY_EXISTS]: { status: 409 },
   [ErrorCode.REPLICAS_UNAVAILABLE]: { status: 503, retryAfterSeconds: 1 },
   [ErrorCode.DEPENDENCY_UNAVAILABLE]: { status: 503, retryAfterSeconds: 2 },
   [ErrorCode.TOO_MANY_STREAMS]: { status: 503, retryAfterSeconds: 5 },

@@ -1,0 +1,25 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { WAITLIST_STATUSES, type WaitlistStatus } from '@app/database';
+
+/** The answer to a join: the entry and its place in the queue (1 = next to be offered seats). */
+export class JoinedWaitlistView {
+  @ApiProperty({ format: 'uuid' }) entryId!: string;
+  @ApiProperty({ type: 'integer', minimum: 1 }) position!: number;
+}
+
+/** A waiting-list entry as its user sees it. */
+export class WaitlistEntryView {
+  @ApiProperty({ format: 'uuid' }) entryId!: string;
+  @ApiProperty({ format: 'uuid' }) eventId!: string;
+  @ApiProperty({ type: 'integer' }) quantity!: number;
+  @ApiPropertyOptional() category?: string;
+  @ApiProperty({ enum: WAITLIST_STATUSES }) status!: WaitlistStatus;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'while WAITING: 1 = next in line' })
+  position?: number;
+  @ApiPropertyOptional({
+    description: 'the offer: a hold of the seats, yours (read, confirm it as any hold)',
+  })
+  holdId?: string;
+  @ApiPropertyOptional({ description: 'while OFFERED: when the offer lapses unless its hold is confirmed' })
+  offerExpiresAt?: string;
+}

@@ -1,0 +1,51 @@
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+
+export const WAITLIST_STATUSES = ['WAITING', 'OFFERED', 'ACCEPTED', 'LAPSED', 'LEFT'] as const;
+export type WaitlistStatus = (typeof WAITLIST_STATUSES)[number];
+
+/**
+ * A user's place in an event's waiting list: WAITING in the queue, OFFERED seats (a hold of theirs,
+ * `holdId`, until `offerExpiresAt`), ACCEPTED (the offer was booked), LAPSED (the offer ended unbooked) or
+ * LEFT. Written by the seat API (join, leave) and apps/waitlist (offers).
+ */
+@Entity({ name: 'waitlist_entries' })
+// one open entry per user and event: a second join is refused, a closed entry does not count
+@Index('waitlist_entries_open_idx', ['eventId', 'userId'], {
+  unique: true,
+  where: `status IN ('WAITING', 'OFFERED')`,
+})
+// the queue of an event, first come first served
+@Index('waitlist_entries_queue_idx', ['eventId', 'createdAt', 'id'], { where: `status = 'WAITING'` })
+// the entry an offer hold belongs to, when that hold is released or expires
+@Index('waitlist_entries_hold_idx', ['holdId'], { where: 'hold_id IS NOT NULL' })
+@Check('waitlist_entries_quantity_check', 'quantity BETWEEN 1 AND 10')
+@Check('waitlist_entries_status_check', `status IN ('WAITING', 'OFFERED', 'ACCEPTED', 'LAPSED', 'LEFT')`)
+export class WaitlistEntryEntity {
+  @PrimaryColumn('uuid', { primaryKeyConstraintName: 'waitlist_entries_pkey' })
+  id!: string;
+
+  @Column('uuid', { name: 'event_id' })
+  eventId!: string;
+
+  @Column('text', { name: 'user_id' })
+  userId!: string;
+
+  @Column('integer')
+  quantity!: number;
+
+  /** Only seats of this category fit the entry; null: any. */
+  @Column('text', { nullable: true })
+  category!: string | null;
+
+  @Column('text')
+  status!: WaitlistStatus;
+
+  @Column('text', { name: 'hold_id', nullable: true })
+  holdId!: string | null;
+
+  @Column('timestamptz', { name: 'offer_expires_at', nullable: true })
+  offerExpiresAt!: Date | null;
+
+  @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
+  createdAt!: Date;
+}
