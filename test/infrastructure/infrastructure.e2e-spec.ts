@@ -14,33 +14,47 @@ import Redis from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
 import { loadConfig } from '@app/config';
-import { runMigrations } from '@app/database';
+import { getMetadataArgsStorage } from 'typeorm';
+import { ALL_ENTITIES, runMigrations } from '@app/database';
+import { ALL_MIGRATIONS } from '@app/database/migrations';
 import { connectRedis, createRedisClient } from '@app/redis';
 import { freePort, startPrivateRedis } from '@test/support/private-redis';
 import { redisClusterSuite } from '@test/support/redis-cluster-suite';
 
 const config = loadConfig();
 
+/** Every migration the app runs, oldest first (TypeORM runs them in the order of their names' timestamps). */
+const MIGRATIONS = ALL_MIGRATIONS.map((m) => m.name);
+const stamp = (name: string) => Number(/\d{13}$/.exec(name)?.[0]);
+/** The tables the entities map, each made by a migration (entities-match-migrations compares the rest). */
+const ENTITY_TABLES = getMetadataArgsStorage()
+  .tables.filter((t) => (ALL_ENTITIES as unknown[]).includes(t.target))
+  .map((t) => t.name!);
+
 describe('PostgreSQL migrations', () => {
+  it('are listed oldest first, each with its own timestamp', () => {
+    expect(MIGRATIONS.every((name) => Number.isSafeInteger(stamp(name)))).toBe(true);
+    expect([...MIGRATIONS].sort((a, b) => stamp(a) - stamp(b))).toEqual(MIGRATIONS);
+    expect(new Set(MIGRATIONS.map(stamp)).size).toBe(MIGRATIONS.length);
+  });
+
   it('create every table in the run schema, once, and record themselves', async () => {
     const first = await runMigrations(config.database);
-    expect(first).toEqual(['InitialSchema1763800000000', 'BookingAttempts1763900000000']);
+    expect(first).toEqual(MIGRATIONS);
     expect(await runMigrations(config.database)).toEqual([]);
     const pg = new Client({ connectionString: config.database.url });
     await pg.connect();
     try {
       const { rows } = await pg.query<{ table_name: string }>(
-        `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name`,
+        `SELECT table_name FROM information_schema.tables WHERE table_schema = $1`,
         [config.database.schema],
       );
-      expect(rows.map((r) => r.table_name)).toEqual([
-        'booking_seats',
-        'bookings',
-        'events',
-        'hold_expiries',
-        'seats',
-        'typeorm_migrations',
-      ]);
+      expect(ENTITY_TABLES.length).toBe(ALL_ENTITIES.length);
+      expect(rows.map((r) => r.table_name).sort()).toEqual([...ENTITY_TABLES, 'typeorm_migrations'].sort());
+      const recorded = await pg.query<{ name: string }>(
+        `SELECT name FROM "${config.database.schema}".typeorm_migrations ORDER BY id`,
+      );
+      expect(recorded.rows.map((r) => r.name)).toEqual(MIGRATIONS);
     } finally {
       await pg.end();
     }
@@ -49,7 +63,8 @@ describe('PostgreSQL migrations', () => {
   it('serialise concurrent runs (several instances booting at once)', async () => {
     const schema = `${config.database.schema}_race`;
     const results = await Promise.all([1, 2, 3].map(() => runMigrations({ ...config.database, schema })));
-    expect(results.flat()).toEqual(['InitialSchema1763800000000', 'BookingAttempts1763900000000']);
+    // one run applies them all, the others wait for its lock and find nothing left to do
+    expect(results.flat()).toEqual(MIGRATIONS);
   });
 });
 
