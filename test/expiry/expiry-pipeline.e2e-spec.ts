@@ -302,7 +302,7 @@ it('two instances sweeping 2,000 simultaneous expiries, with and without the loc
   }
 });
 
-it('redelivered messages change nothing; a poison message goes to the dead-letter topic and the next good one is processed', async () => {
+it('redelivered messages change nothing; a poison message goes to the dead-letter topic, another event type of the topic is skipped, and the next good one is processed', async () => {
   const kafka = new Kafka({ brokers: process.env.KAFKA_BROKERS!.split(','), logLevel: logLevel.NOTHING });
   const producer = kafka.producer();
   await producer.connect();
@@ -330,7 +330,12 @@ it('redelivered messages change nothing; a poison message goes to the dead-lette
       { key: eventId, value: JSON.stringify(good('dup-1')) },
       { key: eventId, value: JSON.stringify(good('dup-1')) },
       { key: eventId, value: '{not json' },
+      // another type on the topic (BookingCancelled, or one this consumer does not know yet): not poison
       { key: eventId, value: JSON.stringify({ ...good('x'), type: 'SomethingElse' }) },
+      {
+        key: eventId,
+        value: JSON.stringify({ ...good('bad'), data: { ...good('bad').data, expireAt: 'soon' } }),
+      },
       { key: eventId, value: JSON.stringify(good('after-poison')) },
     ],
   });
@@ -343,8 +348,9 @@ it('redelivered messages change nothing; a poison message goes to the dead-lette
   await eventually(() => dlq.messages.length === 2, 10_000, 'two dead letters');
   expect(dlq.messages.map((m) => m.headers!['dlq-reason']!.toString())).toEqual([
     expect.stringMatching(/not JSON/),
-    expect.stringMatching(/unknown type/),
+    expect.stringMatching(/does not match the SeatExpired schema/),
   ]);
+  expect(await historyCount(`event_message_id = 'x'`)).toBe(0);
   await dlq.stop();
   await producer.disconnect();
 });

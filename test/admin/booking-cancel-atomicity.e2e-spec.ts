@@ -1,0 +1,123 @@
+/**
+ * A booking's cancel and its audit entry commit together or not at all, across PostgreSQL (the booking
+ * row, written with the PENDING entry) and Redis (its seats), behind TCP proxies that go silent the way a
+ * partitioned host does:
+ *   - Redis silent once the booking row is CANCELLED: 503; once Redis is back the entry is decided from its
+ *     ledger: applied (DONE, seats free) or given up (entry deleted, the booking CONFIRMED again with
+ *     its seats, which Redis never freed), and PostgreSQL follows Redis either way;
+ *   - PostgreSQL silent once the seats are freed: the cancel stands (200) and is recorded DONE once
+ *     PostgreSQL answers.
+ */
+import { confirmHold, holdSeats, seatStates } from '../support/confirm-agreement';
+import { Db, openDb } from '../support/db';
+import { eventually } from '../support/eventually';
+import { Api, createEvent, startApi } from '../support/seat-api';
+import { startTcpProxy, TcpProxy } from '../support/tcp-proxy';
+
+jest.setTimeout(120_000);
+
+let pg: TcpProxy;
+let redis: TcpProxy;
+let api: Api;
+let db: Db;
+let eventId: string;
+let admin: string;
+let alice: string;
+let seat = 0;
+let order = 0;
+const nextSeats = (n: number) => Array.from({ length: n }, () => `S-A-${++seat}`);
+
+beforeAll(async () => {
+  const realPg = new URL(process.env.DATABASE_URL!);
+  const realRedis = new URL(process.env.REDIS_URL!);
+  pg = await startTcpProxy({ host: realPg.hostname, port: Number(realPg.port || 5432) });
+  redis = await startTcpProxy({ host: realRedis.hostname, port: Number(realRedis.port || 6379) });
+  db = await openDb();
+  api = await startApi({
+    DATABASE_URL: pg.urlFor(process.env.DATABASE_URL!),
+    REDIS_URL: redis.urlFor(process.env.REDIS_URL!),
+    REDIS_COMMAND_TIMEOUT_MS: '500',
+    SEAT_LOCK_LEASE_MS: '1000',
+    SEAT_LOCK_WAIT_MS: '500',
+    RATE_LIMIT_ENABLED: 'false',
+  });
+  eventId = await createEvent(api, 1, 20);
+  admin = await api.token('admin-1', ['admin']);
+  alice = await api.token('alice');
+});
+afterEach(() => {
+  pg.thaw();
+  redis.thaw();
+});
+afterAll(async () => {
+  pg?.thaw();
+  redis?.thaw();
+  await api?.close();
+  await db?.close();
+  await pg?.close();
+  await redis?.close();
+});
+
+async function booked() {
+  const h = await holdSeats(api, alice, eventId, nextSeats(2));
+  const r = await confirmHold(api, h, `o-${++order}`);
+  expect(r.status).toBe(201);
+  return { ...h, bookingId: r.body.bookingId as string };
+}
+const cancel = (bookingId: string) =>
+  api.call('POST', `/v1/events/${eventId}/bookings/${bookingId}/cancel`, {
+    token: admin,
+    body: { reason: 'test' },
+  });
+const pgState = async (bookingId: string) => ({
+  status: (await db.rows<{ status: string }>(`SELECT status FROM bookings WHERE id = $1`, [bookingId]))[0]
+    .status,
+  seats: await db.count('booking_seats', 'booking_id = $1', [bookingId]),
+  entries: (
+    await db.rows<{ status: string }>(`SELECT status FROM audit_entries WHERE target = $1`, [bookingId])
+  ).map((e) => e.status),
+});
+const auditRead = () => api.call('GET', `/v1/events/${eventId}/audit?limit=1000`, { token: admin });
+
+it('Redis silent once the booking row is CANCELLED: 503, then both stores agree on one outcome and nothing is left pending', async () => {
+  const b = await booked();
+  const froze = pg.freezeOn('INSERT INTO audit_entries');
+  const answer = cancel(b.bookingId);
+  await froze;
+  redis.freeze(); // from here on Redis hears nothing of this request until thawed
+  pg.thaw();
+  const r = await answer;
+  expect(r.status).toBe(503);
+  expect(await pgState(b.bookingId)).toEqual({ status: 'CANCELLED', seats: 0, entries: ['PENDING'] });
+  redis.thaw();
+  // the held-back script reaches Redis now, or the action is given up first: a read once the writer's
+  // time is up decides the entry from Redis's ledger, and the booking row follows
+  await eventually(
+    async () =>
+      (await auditRead()).status === 200 && !(await pgState(b.bookingId)).entries.includes('PENDING'),
+    15_000,
+    'the pending entry decided',
+  );
+  const state = await pgState(b.bookingId);
+  if (state.entries.length === 0) {
+    // given up: the booking is CONFIRMED again with its seats, which Redis never freed
+    expect(state).toEqual({ status: 'CONFIRMED', seats: 2, entries: [] });
+    expect(await seatStates(api, b)).toEqual(['BOOKED', 'BOOKED']);
+  } else {
+    expect(state).toEqual({ status: 'CANCELLED', seats: 0, entries: ['DONE'] });
+    expect(await seatStates(api, b)).toEqual(['AVAILABLE', 'AVAILABLE']);
+  }
+});
+
+it('PostgreSQL silent once the seats are freed: the cancel stands (200), recorded DONE once PostgreSQL answers', async () => {
+  const b = await booked();
+  const froze = pg.freezeOn('UPDATE audit_entries');
+  const r = await cancel(b.bookingId);
+  await froze;
+  expect([r.status, r.body.status]).toEqual([200, 'CANCELLED']);
+  expect(await pgState(b.bookingId)).toEqual({ status: 'CANCELLED', seats: 0, entries: ['PENDING'] });
+  pg.thaw();
+  expect((await auditRead()).status).toBe(200);
+  expect(await pgState(b.bookingId)).toEqual({ status: 'CANCELLED', seats: 0, entries: ['DONE'] });
+  expect(await seatStates(api, b)).toEqual(['AVAILABLE', 'AVAILABLE']);
+});
