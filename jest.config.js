@@ -44,6 +44,7 @@ const CLUSTER = [
   'test/holds/idempotency-canonical.e2e-spec.ts',
   'test/holds/idempotency.e2e-spec.ts',
   'test/holds/lock-validity.e2e-spec.ts',
+  'test/holds/orphan-rule.e2e-spec.ts',
   'test/holds/rate-limit-cluster.e2e-spec.ts',
   'test/holds/redis-stall.e2e-spec.ts',
   'test/holds/token-lifetime.e2e-spec.ts',

@@ -96,7 +96,7 @@ async function main() {
     const free = order.slice(taken);
     await client.call('CONFIG', 'SET', 'slowlog-log-slower-than', '0');
     await client.call('SLOWLOG', 'RESET');
-    await allocation.buildIndex(eventId, rows);
+    await allocation.buildIndex(eventId, { rows, orphanRule: 'none' });
     // once per event (its first best-available hold): every seat read, the index written
     const build = await redisTimes(client, 'allocationBuild');
 
@@ -115,7 +115,7 @@ async function main() {
     await client.call('SLOWLOG', 'RESET');
     let refused = 0;
     for (let i = 0; i < HOLDS; i++) {
-      const r = await allocation.bestAvailable(request(i), () => rows);
+      const r = await allocation.bestAvailable(request(i), () => ({ rows, orphanRule: 'none' }));
       if (r.ok) {
         await store.releaseHold({
           holdId: r.hold.holdId,

@@ -165,6 +165,7 @@ describe('GET /v1/events/{eventId}', () => {
         maxExtensions: 3,
         maxHoldLifetimeSeconds: 1800,
         ownLimits: [],
+        orphanRule: 'none', // the test environment's EVENT_ORPHAN_RULE
       },
     });
   });

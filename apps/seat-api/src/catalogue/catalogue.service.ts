@@ -6,7 +6,7 @@ import { AppConfig } from '@app/config';
 import { BookingSeatEntity, EventEntity, SeatBlockEntity, SeatEntity } from '@app/database';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
-import { HoldStore, StaffHoldStore } from '../hold-store';
+import { AllocationStore, HoldStore, layoutRows, StaffHoldStore } from '../hold-store';
 import { CreateEventDto, MAX_SEATS_PER_EVENT } from './dto/create-event.dto';
 import { ownColumns } from './policy/event-policy';
 import { CatalogueSeat, EventSeats, SeatCache } from './seat-cache';
@@ -21,14 +21,18 @@ export class CatalogueService implements OnModuleDestroy {
   private readonly logger = new Logger('Catalogue');
   private readonly seatCache: SeatCache;
   private readonly eventRetentionMs: number;
+  /** Of an event created without one (EVENT_ORPHAN_RULE). */
+  private readonly orphanRule: EventEntity['orphanRule'];
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly holds: HoldStore,
+    private readonly allocation: AllocationStore,
     config: AppConfig,
     private readonly staffStore: StaffHoldStore,
   ) {
     this.eventRetentionMs = config.holds.eventRetentionSeconds * 1000;
+    this.orphanRule = config.holds.orphanRule;
     this.seatCache = new SeatCache(config.catalogue.cacheMaxBytes, (eventId) => this.loadSeats(eventId));
   }
 
@@ -74,6 +78,7 @@ export class CatalogueService implements OnModuleDestroy {
         startsAt: new Date(dto.startsAt),
         seatCount: seats.length,
         ...ownColumns(dto.settings),
+        orphanRule: dto.settings?.orphanRule ?? this.orphanRule,
       });
       for (let i = 0; i < seats.length; i += 2000) {
         await tx.insert(SeatEntity, seats.slice(i, i + 2000));
@@ -173,7 +178,7 @@ export class CatalogueService implements OnModuleDestroy {
   private async loadSeats(eventId: string): Promise<EventSeats | null> {
     const event = await this.db
       .getRepository(EventEntity)
-      .findOne({ where: { id: eventId }, select: { id: true, startsAt: true } });
+      .findOne({ where: { id: eventId }, select: { id: true, startsAt: true, orphanRule: true } });
     if (!event) {
       return null;
     }
@@ -182,6 +187,8 @@ export class CatalogueService implements OnModuleDestroy {
     const rows = await this.db
       .getRepository(SeatEntity)
       .find({ where: { eventId }, order: { position: 'ASC' } }); // as posted (SeatEntity.position)
+    // the free-seat index of best-available holds, with the event's orphan rule: before any hold of it
+    await this.allocation.ensureIndex(eventId, { rows: layoutRows(rows), orphanRule: event.orphanRule });
     // only what the seat map shows: every byte here is multiplied by the seats of each cached event
     return new EventSeats(
       rows.map(({ seatId, section, row, number, category }): [string, CatalogueSeat] => [

@@ -46,7 +46,7 @@ function best(
       maxLifetimeMs: 600_000,
       maxSeatsPerUser: 1000,
     },
-    () => layout,
+    () => ({ rows: layout, orphanRule: 'none' }),
   );
 }
 
@@ -156,7 +156,7 @@ describe('AllocationStore.bestAvailable', () => {
         maxLifetimeMs: 600_000,
         maxSeatsPerUser: 10,
       },
-      () => layout,
+      () => ({ rows: layout, orphanRule: 'none' }),
     );
     if (!r.ok) {
       throw new Error(r.error);

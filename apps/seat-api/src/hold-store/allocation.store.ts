@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
+import type { OrphanRule } from '@app/database';
 import { DistributedLockService } from '@app/distributed-lock';
 import { REDIS_CLIENT, ReplicaAcks } from '@app/redis';
 import Redis from 'ioredis';
@@ -21,6 +22,15 @@ export interface AllocationRow {
   section: string;
   category: string;
 }
+
+/** An event's rows and orphan rule: what its free-seat index is built from. */
+export interface AllocationLayout {
+  rows: AllocationRow[];
+  orphanRule: OrphanRule;
+}
+
+/** Seats one build call reads at most: a large event's index is built in several short calls. */
+const BUILD_SEATS_PER_CALL = 5000;
 
 /** Why no block was found: none of the matching seats is free, or no `quantity` of them side by side. */
 export type AllocationShortage = 'SOLD_OUT' | 'NOT_ENOUGH_TOGETHER';
@@ -67,8 +77,8 @@ export class AllocationStore {
       maxExtensions?: number;
       maxTtlMs?: number;
     },
-    /** The event's rows, asked for only when Redis has no index of the event yet. */
-    layout: () => AllocationRow[],
+    /** The event's layout, asked for only when Redis has no index of the event yet. */
+    layout: () => AllocationLayout,
   ): Promise<BestAvailableResult> {
     const id = HoldIds.parse(p.holdId);
     if (!id || id.eventId !== p.eventId.toLowerCase()) {
@@ -133,14 +143,45 @@ export class AllocationStore {
     return result;
   }
 
-  /** Builds the event's free-seat index unless it exists: 'OK', or 'EVENT_ENDED' (nothing written). */
-  async buildIndex(eventId: string, rows: AllocationRow[]): Promise<'OK' | 'EVENT_ENDED'> {
-    const args: (string | number)[] = [];
-    for (const r of rows) {
-      args.push(r.rowKey, r.seats, r.rank, r.section, r.category);
+  /**
+   * Builds the event's free-seat index and keeps its orphan rule with it, unless Redis has them (one
+   * read): at each instance's first load of the event (CatalogueService), so the rule holds from the
+   * event's first hold, and after Redis lost them.
+   */
+  async ensureIndex(eventId: string, layout: AllocationLayout): Promise<'OK' | 'EVENT_ENDED'> {
+    if ((await this.redis.hget(this.store.layout.eventKeys(eventId).meta, 'ax')) === '1') {
+      return 'OK';
     }
-    const reply = (await this.store.scripts.onEvent('allocationBuild', eventId, args)) as ScriptReply;
-    return reply[0] === 'OK' ? 'OK' : 'EVENT_ENDED';
+    return this.buildIndex(eventId, layout);
+  }
+
+  /**
+   * Builds the event's free-seat index (lua/allocation-build.lua), a few thousand seats per call so no
+   * call holds Redis long; rows built already are kept. 'OK', or 'EVENT_ENDED' (nothing written).
+   */
+  async buildIndex(eventId: string, layout: AllocationLayout): Promise<'OK' | 'EVENT_ENDED'> {
+    const calls: (string | number)[][] = [[]];
+    let seats = 0;
+    for (const r of layout.rows) {
+      if (seats + r.seats > BUILD_SEATS_PER_CALL && calls[calls.length - 1].length > 0) {
+        calls.push([]);
+        seats = 0;
+      }
+      calls[calls.length - 1].push(r.rowKey, r.seats, r.rank, r.section, r.category);
+      seats += r.seats;
+    }
+    for (let i = 0; i < calls.length; i++) {
+      const last = i === calls.length - 1 ? '1' : '';
+      const reply = (await this.store.scripts.onEvent('allocationBuild', eventId, [
+        layout.orphanRule,
+        last,
+        ...calls[i],
+      ])) as ScriptReply;
+      if (reply[0] !== 'OK') {
+        return 'EVENT_ENDED';
+      }
+    }
+    return 'OK';
   }
 }
 

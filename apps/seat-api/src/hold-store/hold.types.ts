@@ -43,7 +43,8 @@ export interface HoldRecord {
 
 export interface SeatConflict {
   seatId: string;
-  reason: 'HELD' | 'BOOKED';
+  /** ORPHAN_SEAT: free, but the hold would leave it alone in its row (the event's orphan rule). */
+  reason: 'HELD' | 'BOOKED' | 'ORPHAN_SEAT';
 }
 
 /**

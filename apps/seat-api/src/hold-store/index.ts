@@ -1,3 +1,4 @@
+export * from './allocation-rows';
 export * from './allocation.store';
 export * from './event-admin.store';
 export * from './hold-ids';

@@ -3,6 +3,10 @@ import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 't
 /** Whether an event sells: CLOSED can be opened again, CANCELLED is for good. */
 export type SalesState = 'OPEN' | 'CLOSED' | 'CANCELLED';
 
+/** Whether a hold by seat ids may leave one free seat alone in its row ('none') or not. */
+export type OrphanRule = 'none' | 'no-single-gaps';
+export const ORPHAN_RULES: readonly OrphanRule[] = ['none', 'no-single-gaps'];
+
 /**
  * A show on a date: the unit that seats, holds and bookings belong to.
  * Constraints, indexes and foreign keys in these entities repeat what the migrations create, under the
@@ -12,6 +16,7 @@ export type SalesState = 'OPEN' | 'CLOSED' | 'CANCELLED';
 @Check('events_name_check', 'length(name) BETWEEN 1 AND 200')
 @Check('events_seat_count_check', 'seat_count > 0')
 @Check('events_sales_check', `sales IN ('OPEN', 'CLOSED', 'CANCELLED')`)
+@Check('events_orphan_rule_check', `orphan_rule IN ('none', 'no-single-gaps')`)
 // the event list pages by start time
 @Index('events_starts_at_idx', ['startsAt', 'id'])
 export class EventEntity {
@@ -55,4 +60,8 @@ export class EventEntity {
 
   @Column('integer', { name: 'max_hold_lifetime_seconds', nullable: true })
   maxHoldLifetimeSeconds!: number | null;
+
+  /** Set at creation, never changed (the hold store keeps it with the event's free-seat index). */
+  @Column('text', { name: 'orphan_rule', default: 'none' })
+  orphanRule!: OrphanRule;
 }

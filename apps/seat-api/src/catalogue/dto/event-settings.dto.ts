@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, Max, Min, ValidateIf } from 'class-validator';
+import { ORPHAN_RULES, type OrphanRule } from '@app/database';
 
 const OWN = "the event's own value; null or left out: the deployment's (HOLD_* environment)";
 
@@ -92,4 +93,14 @@ export class CreateEventSettingsDto extends EventSettingsDto {
   @IsOptional()
   @IsIn(['OPEN', 'CLOSED'])
   sales?: 'OPEN' | 'CLOSED' | null;
+
+  @ApiPropertyOptional({
+    enum: ORPHAN_RULES,
+    description:
+      "no-single-gaps: a hold by seat ids may not leave one free seat alone between taken seats or at a row's end (409 SEATS_UNAVAILABLE, reason ORPHAN_SEAT), unless the row leaves no other way; none: no such rule. Set at creation only; left out: the deployment's (EVENT_ORPHAN_RULE, default no-single-gaps)",
+  })
+  // may be left out, not sent as null
+  @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
+  @IsIn(ORPHAN_RULES)
+  orphanRule?: OrphanRule;
 }

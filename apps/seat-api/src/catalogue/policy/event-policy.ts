@@ -1,5 +1,5 @@
 import type { AppConfig } from '@app/config';
-import type { EventEntity, SalesState } from '@app/database';
+import type { EventEntity, OrphanRule, SalesState } from '@app/database';
 
 /** The hold limits an event may set for itself (EventEntity columns; null: the deployment's value). */
 export interface HoldLimits {
@@ -41,6 +41,8 @@ export interface EventPolicy {
   own: OwnHoldLimits;
   /** start + HOLD_EVENT_RETENTION_SECONDS: past it the event's Redis keys may be gone. */
   retainUntilMs: number;
+  /** Set at creation, never changed: the hold store keeps it with the event's free-seat index. */
+  orphanRule: OrphanRule;
 }
 
 /** The deployment's limits: every event's that does not set its own. */
@@ -76,6 +78,7 @@ export function policyOf(event: EventEntity, config: AppConfig): EventPolicy {
     limits: { ...deploymentLimits(config), ...own },
     own,
     retainUntilMs: event.startsAt.getTime() + config.holds.eventRetentionSeconds * 1000,
+    orphanRule: event.orphanRule,
   };
 }
 

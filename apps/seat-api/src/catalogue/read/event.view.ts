@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import type { SalesState } from '@app/database';
+import { ORPHAN_RULES, type OrphanRule, type SalesState } from '@app/database';
 import { EventPolicy, HOLD_LIMIT_NAMES, HoldLimitName } from '../policy/event-policy';
 
 const SALES = ['OPEN', 'CLOSED', 'CANCELLED'];
@@ -24,9 +24,20 @@ export class EventSettingsView {
     description: "the limits the event sets itself; the others are the deployment's (HOLD_* environment)",
   })
   ownLimits!: HoldLimitName[];
+  @ApiProperty({
+    enum: ORPHAN_RULES,
+    description:
+      'no-single-gaps: a hold by seat ids may not leave one free seat alone in its row; set at creation',
+  })
+  orphanRule!: OrphanRule;
 
   static of(p: EventPolicy): EventSettingsView {
-    return { sales: p.sales, ...p.limits, ownLimits: HOLD_LIMIT_NAMES.filter((n) => n in p.own) };
+    return {
+      sales: p.sales,
+      ...p.limits,
+      ownLimits: HOLD_LIMIT_NAMES.filter((n) => n in p.own),
+      orphanRule: p.orphanRule,
+    };
   }
 }
 

@@ -76,3 +76,57 @@ local function alloc_index_changes()
     end
   end
 end
+
+-- The orphan-seat rule of the event (meta `or`, written with the index by allocation-build.lua: set at the
+-- event's creation, never changed): with 'no-single-gaps' a hold by seat ids may not leave exactly one free
+-- seat between taken seats, or between a taken seat and the row's end, unless the row leaves no other
+-- way: no free run of the row (as it was before the hold) could seat as many as the hold takes in it
+-- without leaving one alone (a run of exactly that many, or of two more or longer). Seats that were
+-- alone before are no concern of this hold, and releases are never refused (they do not call this).
+-- Returns the first seat the hold would strand, or nil. A row the index does not have is not checked.
+local function orphan_stranded(seatIds)
+  if redis.call('HGET', K_META, 'or') ~= 'no-single-gaps' then return nil end
+  local base, byRow, order = alloc_base(), {}, {}
+  for _, s in ipairs(seatIds) do
+    local rowKey, n = string.match(s, '^(.+)%-(%d+)$')
+    if rowKey then
+      if not byRow[rowKey] then
+        byRow[rowKey] = { count = 0 }
+        order[#order + 1] = rowKey
+      end
+      local taking = byRow[rowKey]
+      if not taking[tonumber(n)] then taking.count = taking.count + 1 end
+      taking[tonumber(n)] = true
+    end
+  end
+  for _, rowKey in ipairs(order) do
+    local free = redis.call('HGET', base .. 'rows', rowKey)
+    if free then
+      local taking, n = byRow[rowKey], #free
+      -- before: the seats this hold takes count as free (a lapsed hold's seat is taken over)
+      local function freeBefore(i) return taking[i] or string.sub(free, i, i) == '1' end
+      local function freeAfter(i) return not taking[i] and string.sub(free, i, i) == '1' end
+      local stranded
+      for i = 1, n do
+        local lone = freeAfter(i) and (i == 1 or not freeAfter(i - 1)) and (i == n or not freeAfter(i + 1))
+        if lone and (taking[i - 1] or taking[i + 1]) then
+          stranded = i
+          break
+        end
+      end
+      if stranded then
+        local k, run, otherWay = taking.count, 0, false
+        for i = 1, n + 1 do
+          if i <= n and freeBefore(i) then
+            run = run + 1
+          else
+            if run == k or run >= k + 2 then otherWay = true end
+            run = 0
+          end
+        end
+        if otherWay then return rowKey .. '-' .. stranded end
+      end
+    end
+  end
+  return nil
+end

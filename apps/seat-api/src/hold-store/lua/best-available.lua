@@ -30,7 +30,7 @@ if ARGV[9] ~= '' then
 end
 local base = alloc_base()
 local K_ROWS, K_ROWINFO = base .. 'rows', base .. 'rowinfo'
-if redis.call('EXISTS', K_ROWINFO) == 0 then return { 'NO_INDEX' } end
+if redis.call('HGET', K_META, 'ax') ~= '1' then return { 'NO_INDEX' } end
 
 -- whether a row's info "rank|section|category" passes the request's filters
 local function wanted(info)

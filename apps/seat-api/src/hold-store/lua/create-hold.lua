@@ -114,6 +114,10 @@ for _, s in ipairs(seats) do
   end
 end
 if #conflicts > 0 then return answer({ 'SEATS_UNAVAILABLE', conflicts }) end
+-- the event's orphan-seat rule (allocation-index.lua): a seat the hold would leave alone in its row is
+-- refused by its id, reason ORPHAN_SEAT, the way a taken seat is
+local stranded = orphan_stranded(seats)
+if stranded then return answer({ 'SEATS_UNAVAILABLE', { { stranded, 'ORPHAN_SEAT' } } }) end
 if not fence_ok(highest, token) then return answer({ 'STALE_FENCING_TOKEN' }) end
 
 -- per-user cap: count the seats of this user's holds that are still live, forgetting the rest

@@ -163,7 +163,11 @@ export const EVENT_SCRIPTS = {
     ],
     ['seatLockPrefix'],
   ),
-  allocationBuild: event('allocation-build.lua', ['rowKey, seats, rank, section, category...']),
+  allocationBuild: event('allocation-build.lua', [
+    'orphanRule',
+    'complete',
+    'rowKey, seats, rank, section, category...',
+  ]),
   holdRead: event('read-hold.lua', ['hid']),
   holdExtend: event('extend-hold.lua', [
     'hid',

@@ -5,13 +5,12 @@ import { EventPolicy } from '../../catalogue/policy/event-policy';
 import { eventNotFound, EventPolicyService } from '../../catalogue/policy/event-policy.service';
 import { DomainError } from '../../common/errors/domain-error';
 import { ErrorCode } from '../../common/errors/error-code';
-import { AllocationStore, BestAvailableResult, HoldIds, HoldRecord } from '../../hold-store';
+import { AllocationStore, BestAvailableResult, HoldIds, HoldRecord, layoutRows } from '../../hold-store';
 import { holdLimitExceeded, rejectionReason } from '../hold-errors';
 import { HoldView } from '../hold.view';
 import { holdsCreated, holdsRejected } from '../holds.metrics';
 import { HoldsService } from '../holds.service';
 import { BestAvailableDto } from './best-available.dto';
-import { layoutRows } from './layout-rows';
 
 /** Holds sent again under a reloaded policy when the event's settings changed meanwhile, at most. */
 const POLICY_ATTEMPTS = 3;
@@ -57,7 +56,6 @@ export class BestAvailableService {
     ttlSeconds?: number,
   ): Promise<HoldRecord> {
     const seats = await this.catalogue.requireSeatsToHold(eventId);
-    const rows = () => layoutRows(seats.values());
     unknownFilter(seats.values(), want);
     let policy = await this.policies.forHold(eventId);
     for (let attempt = 1; ; attempt++) {
@@ -73,7 +71,9 @@ export class BestAvailableService {
         policy = current;
         continue;
       }
-      const r = await this.store.bestAvailable(request(user, eventId, want, policy, ttlSeconds), rows);
+      const { orphanRule } = policy;
+      const layout = () => ({ rows: layoutRows(seats.values()), orphanRule });
+      const r = await this.store.bestAvailable(request(user, eventId, want, policy, ttlSeconds), layout);
       if (r.ok) {
         return r.hold;
       }

@@ -1,4 +1,4 @@
-import type { AllocationRow } from '../../hold-store';
+import type { AllocationRow } from './allocation.store';
 
 /** Sections per event at most (CreateEventDto): a row's rank keeps its section's place below this. */
 const SECTION_SLOTS = 128;
