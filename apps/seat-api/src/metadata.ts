@@ -18,6 +18,7 @@ export default async () => {
     ['./holds/cancel/cancelled-event.view']: await import('./holds/cancel/cancelled-event.view'),
     ['./holds/admin/dto/cancelled-booking.view']: await import('./holds/admin/dto/cancelled-booking.view'),
     ['./holds/admin/dto/holds-page.view']: await import('./holds/admin/dto/holds-page.view'),
+    ['./waitlist/dto/waitlist-entry.view']: await import('./waitlist/dto/waitlist-entry.view'),
   };
   return {
     '@nestjs/swagger': {
@@ -451,6 +452,34 @@ export default async () => {
             },
           },
         ],
+        [
+          import('./waitlist/dto/join-waitlist.dto'),
+          {
+            JoinWaitlistDto: {
+              quantity: { required: true, type: () => Number, minimum: 1 },
+              category: { required: false, type: () => String, minLength: 1, maxLength: 40 },
+            },
+          },
+        ],
+        [
+          import('./waitlist/dto/waitlist-entry.view'),
+          {
+            JoinedWaitlistView: {
+              entryId: { required: true, type: () => String },
+              position: { required: true, type: () => Number },
+            },
+            WaitlistEntryView: {
+              entryId: { required: true, type: () => String },
+              eventId: { required: true, type: () => String },
+              quantity: { required: true, type: () => Number },
+              category: { required: false, type: () => String },
+              status: { required: true, enum: ['WAITING', 'OFFERED', 'ACCEPTED', 'LAPSED', 'LEFT'] },
+              position: { required: false, type: () => Number },
+              holdId: { required: false, type: () => String },
+              offerExpiresAt: { required: false, type: () => String },
+            },
+          },
+        ],
       ],
       controllers: [
         [
@@ -558,6 +587,16 @@ export default async () => {
         [
           import('./seat-map/seat-map.controller'),
           { SeatMapController: { getSeatMap: {}, streamSeatMap: {} } },
+        ],
+        [
+          import('./waitlist/waitlist.controller'),
+          {
+            WaitlistController: {
+              join: { type: t['./waitlist/dto/waitlist-entry.view'].JoinedWaitlistView },
+              get: { type: t['./waitlist/dto/waitlist-entry.view'].WaitlistEntryView },
+              leave: {},
+            },
+          },
         ],
       ],
     },

@@ -5,6 +5,8 @@ import { EventEntity } from './event.entity';
 import { HoldExpiryEntity } from './hold-expiry.entity';
 import { SeatBlockEntity } from './seat-block.entity';
 import { SeatEntity } from './seat.entity';
+import { WaitlistEntryEntity } from './waitlist-entry.entity';
+import { WaitlistOfferEntity } from './waitlist-offer.entity';
 
 export {
   AuditEntryEntity,
@@ -14,7 +16,11 @@ export {
   HoldExpiryEntity,
   SeatBlockEntity,
   SeatEntity,
+  WaitlistEntryEntity,
+  WaitlistOfferEntity,
 };
+export { WAITLIST_STATUSES } from './waitlist-entry.entity';
+export type { WaitlistStatus } from './waitlist-entry.entity';
 export type { AuditEntryStatus } from './audit-entry.entity';
 export type { BookingStatus } from './booking.entity';
 export type { OrphanRule, SalesState } from './event.entity';
@@ -28,4 +34,6 @@ export const ALL_ENTITIES = [
   HoldExpiryEntity,
   AuditEntryEntity,
   SeatBlockEntity,
+  WaitlistEntryEntity,
+  WaitlistOfferEntity,
 ];

@@ -5,6 +5,7 @@ import { EventSettings1764200000000 } from './1764200000000-event-settings';
 import { AuditEntries1764300000000 } from './1764300000000-audit-entries';
 import { OrphanRule1764600000000 } from './1764600000000-orphan-rule';
 import { BookingCancel1764410000000 } from './1764410000000-booking-cancel';
+import { Waitlist1764500000000 } from './1764500000000-waitlist';
 import { SeatBlocks1764420000000 } from './1764420000000-seat-blocks';
 
 /** Listed explicitly (not globbed) so the compiled app and jest load the same set. */
@@ -16,5 +17,6 @@ export const ALL_MIGRATIONS = [
   AuditEntries1764300000000,
   BookingCancel1764410000000,
   SeatBlocks1764420000000,
+  Waitlist1764500000000,
   OrphanRule1764600000000,
 ];
