@@ -217,6 +217,31 @@ describe('the page over HTTP', () => {
     expect(await blind.isHidden('#holding')).toBe(true);
     await screenshot(blind, '4-dave-refused-409');
   });
+
+  it('best available: the service picks N seats side by side and the other page sees them held; too many together is explained', async () => {
+    const eventId = await createEvent(api, 2, 6);
+    const alice = await openPicker(`token=${await api.token('alice')}&event=${eventId}`);
+    const bob = await openPicker(`token=${await api.token('bob')}&event=${eventId}`);
+
+    await alice.fill('#best-quantity', '3');
+    await alice.click('#hold-best');
+    await alice.waitForSelector('#holding:not([hidden])', { timeout: 5000 });
+    const held = (await alice.textContent('#hold-seats'))!.split(', ');
+    expect(held).toHaveLength(3);
+    expect(new Set(held.map((s) => s.replace(/-\d+$/, ''))).size).toBe(1); // one row
+    expect(await alice.textContent('#message')).toContain(`Best available: held ${held.join(', ')}`);
+    await seatsShow(bob, held, 'HELD', SEEN_WITHIN_MS);
+    await screenshot(alice, '5-alice-best-available');
+
+    // 7 side by side: no row of 6 has them, though 9 seats are free
+    await bob.fill('#best-quantity', '7');
+    await bob.click('#hold-best');
+    await bob.waitForSelector(
+      '#message[data-kind="error"]:text("Not that many seats side by side in one row. Pick seats apart on the map.")',
+    );
+    expect(await bob.isHidden('#holding')).toBe(true);
+    await screenshot(bob, '5-bob-not-enough-together');
+  });
 });
 
 if (!CHROMIUM) {

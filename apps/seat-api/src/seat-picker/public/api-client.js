@@ -58,7 +58,19 @@ export function explain(err, demoEvent) {
     return `Cannot reach the service (${err instanceof Error ? err.message : String(err)}).`;
   }
   const { code, message, errors } = err.body;
+  const shortage = (errors ?? []).find((e) => !e.seatId)?.reason;
+  if (code === 'SEATS_UNAVAILABLE' && shortage === 'SOLD_OUT') {
+    return 'Sold out: no seat left to hold.';
+  }
+  if (code === 'SEATS_UNAVAILABLE' && shortage === 'NOT_ENOUGH_TOGETHER') {
+    const apart = (errors ?? []).some((e) => /** @type {{ splitAvailable?: boolean }} */ (e).splitAvailable);
+    return `Not that many seats side by side in one row.${apart ? ' Pick seats apart on the map.' : ''}`;
+  }
   if (code === 'SEATS_UNAVAILABLE') {
+    const alone = (errors ?? []).find((e) => e.reason === 'ORPHAN_SEAT');
+    if (alone) {
+      return `That would leave ${alone.seatId} alone in its row: take it too, or pick other seats.`;
+    }
     const seats = (errors ?? []).map((e) => `${e.seatId} (${(e.reason ?? 'taken').toLowerCase()})`);
     return `Not available any more: ${seats.join(', ')}. Pick other seats.`;
   }

@@ -24,6 +24,19 @@ export function holdActions(panel, api, eventPath) {
       say(`Held ${seatIds.join(', ')} for ${formatSeconds(created.expiresInSeconds)}.`);
     });
 
+  /** The service picks: `quantity` seats side by side in one row, the best the layout has. */
+  const holdBest = (/** @type {number} */ quantity) =>
+    panel.act(async () => {
+      /** @type {Hold} */
+      const created = await api('POST', `${eventPath}/holds`, { bestAvailable: { quantity } });
+      panel.selection.clear();
+      panel.holdTtl = Math.round((Date.parse(created.expiresAt) - Date.parse(created.createdAt)) / 1000);
+      panel.startHold(created);
+      say(
+        `Best available: held ${created.seatIds.join(', ')} for ${formatSeconds(created.expiresInSeconds)}.`,
+      );
+    });
+
   const extendHold = () =>
     panel.act(async () => {
       if (!panel.hold) {
@@ -79,5 +92,5 @@ export function holdActions(panel, api, eventPath) {
     sessionStorage.removeItem(panel.holdKey);
   };
 
-  return { holdSeats, extendHold, releaseHold, confirmHold, restoreHold };
+  return { holdSeats, holdBest, extendHold, releaseHold, confirmHold, restoreHold };
 }

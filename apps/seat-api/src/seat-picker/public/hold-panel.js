@@ -121,6 +121,7 @@ export class HoldPanel {
         : 'Click free seats to select them, then hold them.';
     button('hold').disabled = busy || selection.size === 0;
     button('clear').disabled = busy || selection.size === 0;
+    button('hold-best').disabled = busy || !this.canHold;
     for (const id of ['extend', 'release']) {
       button(id).disabled = busy;
     }

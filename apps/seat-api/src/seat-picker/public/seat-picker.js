@@ -11,7 +11,8 @@ import { button, byId, newOrderId, userName } from './page.js';
  * This module reads who and what from the URL and wires the page; the rest is in:
  *   api-client.js   calls to the API, refusals, and what to tell the user about them
  *   hold-panel.js   the selection, the hold and its countdown, how seats look to this user
- *   hold-actions.js hold, extend, release, confirm, and the hold brought back after a reload
+ *   hold-actions.js hold (the seats picked, or the best available N), extend, release, confirm, and
+ *                   the hold brought back after a reload
  *   page.js         element lookups, the status line, formats
  *   seat-map.js     the map, kept live by the seat-map stream
  *
@@ -44,6 +45,11 @@ function start() {
     : `read-only · event ${eventId}`;
   button('hold').addEventListener('click', () => void actions.holdSeats());
   button('clear').addEventListener('click', () => panel.clearSelection());
+  byId('best').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const quantity = Number(/** @type {HTMLInputElement} */ (byId('best-quantity')).value);
+    void actions.holdBest(quantity);
+  });
   button('extend').addEventListener('click', () => void actions.extendHold());
   button('release').addEventListener('click', () => void actions.releaseHold());
   byId('confirm').addEventListener('submit', (e) => {
