@@ -30,7 +30,7 @@ export interface AllocationLayout {
 }
 
 /** Seats one build call reads at most: a large event's index is built in several short calls. */
-const BUILD_SEATS_PER_CALL = 5000;
+const BUILD_SEATS_PER_CALL = 2000;
 
 /** Why no block was found: none of the matching seats is free, or no `quantity` of them side by side. */
 export type AllocationShortage = 'SOLD_OUT' | 'NOT_ENOUGH_TOGETHER';
