@@ -47,9 +47,11 @@ it('releases every live hold, refuses new holds and changes with 409 EVENT_CANCE
   const booked = await holdSeats(a, alice, eventId, ['S-A-9']);
   expect((await confirmHold(a, booked, 'o-before')).status).toBe(201);
 
+  // booked counts every hold that stays booked, however long before the cancel its confirm answered:
+  // a confirm racing the cancel may finish before the cancel lists the live holds (the race below)
   const r = await cancel(eventId);
   expect(r.status).toBe(200);
-  expect(r.body).toEqual({ eventId, sales: 'CANCELLED', releasedHolds: 2, bookedHolds: 0 });
+  expect(r.body).toEqual({ eventId, sales: 'CANCELLED', releasedHolds: 2, bookedHolds: 1 });
   await expectAgreement(a, db, mine, { status: 'RELEASED' });
   await expectAgreement(a, db, his, { status: 'RELEASED' });
   await expectAgreement(a, db, booked, { status: 'CONFIRMED', orderId: 'o-before' });
@@ -71,7 +73,7 @@ it('releases every live hold, refuses new holds and changes with 409 EVENT_CANCE
   expect(read.body.settings.sales).toBe('CANCELLED');
   expect(read.body.counts).toEqual({ total: 20, available: 19, held: 0, booked: 1 });
   const again = await cancel(eventId);
-  expect(again.body).toEqual({ eventId, sales: 'CANCELLED', releasedHolds: 0, bookedHolds: 0 });
+  expect(again.body).toEqual({ eventId, sales: 'CANCELLED', releasedHolds: 0, bookedHolds: 1 });
 });
 
 it('needs the admin role (403), an existing event (404) and a well-formed id (400)', async () => {
@@ -109,12 +111,18 @@ it('a confirm racing the cancel: one wins, and PostgreSQL, the hold and the seat
     const eventId = await createEvent(a, 1, 4);
     const h: Held = await holdSeats(a, alice, eventId, ['S-A-1', 'S-A-2']);
     const orderId = `o-race-${round}`;
-    // alternate which call leaves first; both are in flight together
+    // which call leaves first varies: both in flight together, or the confirm answered before the cancel
+    // is sent (as a loaded machine may order them: the cancel then finds the hold booked, not live)
     const [confirm, cancelled] =
-      round % 2 === 0
+      round % 3 === 0
         ? await Promise.all([confirmHold(a, h, orderId), cancel(eventId)])
-        : await Promise.all([cancel(eventId), confirmHold(a, h, orderId)]).then(([c, f]) => [f, c] as const);
+        : round % 3 === 1
+          ? await Promise.all([cancel(eventId), confirmHold(a, h, orderId)]).then(([c, f]) => [f, c] as const)
+          : [await confirmHold(a, h, orderId), await cancel(eventId)];
     expect(cancelled.status).toBe(200);
+    if (round % 3 === 2) {
+      expect(confirm.status).toBe(201); // nothing raced it
+    }
     if (confirm.status === 201) {
       expect(cancelled.body).toMatchObject({ releasedHolds: 0, bookedHolds: 1 });
       await expectAgreement(a, db, h, { status: 'CONFIRMED', orderId });

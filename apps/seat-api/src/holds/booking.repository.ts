@@ -44,6 +44,11 @@ export class BookingRepository {
     return timeoutMs === undefined ? find(this.db.manager) : this.within(timeoutMs, find);
   }
 
+  /** How many of the event's holds are booked (CONFIRMED bookings; a cancelled booking is not). */
+  countConfirmed(eventId: string, timeoutMs: number): Promise<number> {
+    return this.within(timeoutMs, (m) => m.count(BookingEntity, { where: { eventId, status: 'CONFIRMED' } }));
+  }
+
   /** A booked hold as its booking tells it (for a hold Redis has forgotten), or null when not booked. */
   async confirmedHold(holdId: string): Promise<HoldRecord | null> {
     const booking = await this.findConfirmed(holdId);

@@ -5,6 +5,9 @@ export class CancelledEventView {
   @ApiProperty({ enum: ['CANCELLED'] }) sales!: 'CANCELLED';
   @ApiProperty({ description: 'live holds this call released (their seats are AVAILABLE again)' })
   releasedHolds!: number;
-  @ApiProperty({ description: 'holds a confirm booked before the cancel reached them: they stay booked' })
+  @ApiProperty({
+    description:
+      "the event's booked holds, whenever their confirm answered (before the cancel or racing it): they stay booked",
+  })
   bookedHolds!: number;
 }
