@@ -40,6 +40,7 @@ function layout(): AllocationRow[] {
       rank: place * 128 + Math.floor(i / ROWS_PER_SECTION),
       section,
       category: 'standard',
+      access: '',
     });
   }
   return rows;

@@ -85,6 +85,102 @@ it('filters by category and section', async () => {
   expect(front.body.seatIds.every((s: string) => s.startsWith('FRONT-A-'))).toBe(true);
 });
 
+it("follows the layout's own row ranks: ranked rows first, lowest first", async () => {
+  const admin = await api.token('admin-1', ['admin']);
+  const res = await api.call('POST', '/v1/events', {
+    token: admin,
+    body: {
+      name: 'Ranked',
+      startsAt: '2030-01-01T20:00:00Z',
+      sections: [
+        {
+          name: 'S',
+          category: 'standard',
+          rows: [
+            { row: 'A', seats: 4 },
+            { row: 'B', seats: 4, rank: 2 },
+            { row: 'C', seats: 4, rank: 1 },
+          ],
+        },
+      ],
+    },
+  });
+  expect(res.status).toBe(201);
+  const token = await api.token('fan-rank');
+  const hold = (quantity: number) =>
+    api.call('POST', `/v1/events/${res.body.eventId}/holds`, {
+      token,
+      body: { bestAvailable: { quantity } },
+    });
+  const read = await api.call('GET', `/v1/events/${res.body.eventId}`, { token });
+  expect(read.body.sections[0].rows[1]).toEqual({ row: 'B', seats: 4, rank: 2 });
+  expect((await hold(4)).body.seatIds).toEqual(['S-C-1', 'S-C-2', 'S-C-3', 'S-C-4']);
+  expect((await hold(4)).body.seatIds).toEqual(['S-B-1', 'S-B-2', 'S-B-3', 'S-B-4']);
+  expect((await hold(4)).body.seatIds).toEqual(['S-A-1', 'S-A-2', 'S-A-3', 'S-A-4']);
+});
+
+it('wheelchair places and companion seats go to accessible requests only, a place in every such block', async () => {
+  const admin = await api.token('admin-1', ['admin']);
+  const res = await api.call('POST', '/v1/events', {
+    token: admin,
+    body: {
+      name: 'Access',
+      startsAt: '2030-01-01T20:00:00Z',
+      sections: [
+        {
+          name: 'S',
+          category: 'standard',
+          rows: [
+            { row: 'A', seats: 6, accessible: [1, 6], companion: [2, 5] },
+            { row: 'B', seats: 6 },
+          ],
+        },
+      ],
+    },
+  });
+  expect(res.status).toBe(201);
+  const eventId = res.body.eventId as string;
+  const token = await api.token('fan-access');
+  // the layout reads back as posted
+  const read = await api.call('GET', `/v1/events/${eventId}`, { token });
+  expect(read.body.sections[0].rows).toEqual([
+    { row: 'A', seats: 6, accessible: [1, 6], companion: [2, 5] },
+    { row: 'B', seats: 6 },
+  ]);
+  const hold = (bestAvailable: Record<string, unknown>) =>
+    api.call('POST', `/v1/events/${eventId}/holds`, { token, body: { bestAvailable } });
+  // an ordinary request of 2 in row A would take 3-4 only: the front row's centre, A's places kept free
+  expect((await hold({ quantity: 2 })).body.seatIds).toEqual(['S-A-3', 'S-A-4']);
+  const pair = await hold({ quantity: 2, accessible: true });
+  expect(pair.status).toBe(201);
+  expect(pair.body.seatIds).toEqual(['S-A-1', 'S-A-2']);
+  expect((await hold({ quantity: 1, accessible: true })).body.seatIds).toEqual(['S-A-6']);
+  // the last companion seat alone holds no place: nothing left for an accessible request
+  const none = await hold({ quantity: 1, accessible: true });
+  expect([none.status, none.body.errors]).toEqual([
+    409,
+    [{ reason: 'NOT_ENOUGH_TOGETHER', splitAvailable: true }],
+  ]);
+  // ordinary requests never get A-5, the companion seat: row B it is (2-5 would strand B-1 and B-6)
+  expect((await hold({ quantity: 4 })).body.seatIds).toEqual(['S-B-1', 'S-B-2', 'S-B-3', 'S-B-4']);
+  // a layout mark past the row's seats is refused, and accessible on an event with no places
+  const bad = await api.call('POST', '/v1/events', {
+    token: admin,
+    body: {
+      name: 'Bad',
+      startsAt: '2030-01-01T20:00:00Z',
+      sections: [{ name: 'S', category: 'standard', rows: [{ row: 'A', seats: 4, accessible: [5] }] }],
+    },
+  });
+  expect([bad.status, bad.body.code]).toEqual([400, 'VALIDATION_FAILED']);
+  const plain = await createEvent(api, 1, 4);
+  const refused = await api.call('POST', `/v1/events/${plain}/holds`, {
+    token,
+    body: { bestAvailable: { quantity: 1, accessible: true } },
+  });
+  expect([refused.status, refused.body.code]).toEqual([400, 'VALIDATION_FAILED']);
+});
+
 it('409 SEATS_UNAVAILABLE: NOT_ENOUGH_TOGETHER says whether a split would do; SOLD_OUT', async () => {
   const eventId = await createEvent(api, 1, 4);
   const token = await api.token('fan-4');
@@ -110,6 +206,7 @@ it('bad input is refused 400 and holds nothing', async () => {
     { bestAvailable: { quantity: 2.5 } },
     { bestAvailable: {} },
     { bestAvailable: { quantity: 2, accessible: 'yes' } },
+    { bestAvailable: { quantity: 2, accessible: false } },
     { bestAvailable: { quantity: 2, category: 'no-such-category' } },
     { bestAvailable: { quantity: 2, section: 'NOPE' } },
     { bestAvailable: null },

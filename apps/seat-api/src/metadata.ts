@@ -76,6 +76,23 @@ export default async () => {
             RowLayoutDto: {
               row: { required: true, type: () => String },
               seats: { required: true, type: () => Number, minimum: 1, maximum: 500 },
+              rank: { required: false, type: () => Number, minimum: 0, maximum: 99999 },
+              accessible: {
+                required: false,
+                type: () => [Number],
+                minimum: 1,
+                maximum: 500,
+                uniqueItems: true,
+                maxItems: 500,
+              },
+              companion: {
+                required: false,
+                type: () => [Number],
+                minimum: 1,
+                maximum: 500,
+                uniqueItems: true,
+                maxItems: 500,
+              },
             },
             SectionLayoutDto: {
               name: { required: true, type: () => String },
@@ -152,6 +169,9 @@ export default async () => {
             RowView: {
               row: { required: true, type: () => String },
               seats: { required: true, type: () => Number },
+              rank: { required: false, type: () => Number },
+              accessible: { required: false, type: () => [Number] },
+              companion: { required: false, type: () => [Number] },
             },
             SectionView: {
               name: { required: true, type: () => String },
@@ -274,6 +294,7 @@ export default async () => {
               quantity: { required: true, type: () => Number, minimum: 1 },
               category: { required: false, type: () => String, minLength: 1, maxLength: 40 },
               section: { required: false, type: () => String, pattern: '^[A-Za-z0-9_-]{1,12}$' },
+              accessible: { required: false, type: () => Boolean },
             },
           },
         ],

@@ -3,11 +3,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { BookingSeatEntity, EventEntity, SeatBlockEntity, SeatEntity } from '@app/database';
+import { BookingSeatEntity, EventEntity, type SeatAccess, SeatBlockEntity, SeatEntity } from '@app/database';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { AllocationStore, HoldStore, layoutRows, StaffHoldStore } from '../hold-store';
-import { CreateEventDto, MAX_SEATS_PER_EVENT } from './dto/create-event.dto';
+import { CreateEventDto, MAX_SEATS_PER_EVENT, RowLayoutDto } from './dto/create-event.dto';
 import { ownColumns } from './policy/event-policy';
 import { CatalogueSeat, EventSeats, SeatCache } from './seat-cache';
 
@@ -41,6 +41,7 @@ export class CatalogueService implements OnModuleDestroy {
     const eventId = randomUUID();
     for (const section of dto.sections) {
       for (const row of section.rows) {
+        const access = seatAccess(section.name, row);
         for (let n = 1; n <= row.seats; n++) {
           seats.push(
             Object.assign(new SeatEntity(), {
@@ -51,6 +52,8 @@ export class CatalogueService implements OnModuleDestroy {
               number: n,
               category: section.category,
               position: seats.length,
+              rowRank: row.rank ?? null,
+              access: access.get(n) ?? null,
             }),
           );
         }
@@ -191,11 +194,38 @@ export class CatalogueService implements OnModuleDestroy {
     await this.allocation.ensureIndex(eventId, { rows: layoutRows(rows), orphanRule: event.orphanRule });
     // only what the seat map shows: every byte here is multiplied by the seats of each cached event
     return new EventSeats(
-      rows.map(({ seatId, section, row, number, category }): [string, CatalogueSeat] => [
+      rows.map(({ seatId, section, row, number, category, rowRank, access }): [string, CatalogueSeat] => [
         seatId,
-        { seatId, section, row, number, category },
+        { seatId, section, row, number, category, rowRank, access },
       ]),
       event.startsAt.getTime() + this.eventRetentionMs,
     );
   }
+}
+
+/**
+ * A row's wheelchair places and companion seats by seat number. A number past the row's seats, or given
+ * as both, is the layout's mistake: refused, naming the row, before anything is written.
+ */
+function seatAccess(section: string, row: RowLayoutDto): Map<number, SeatAccess> {
+  const access = new Map<number, SeatAccess>();
+  for (const [kind, numbers] of [
+    ['accessible', row.accessible ?? []],
+    ['companion', row.companion ?? []],
+  ] as const) {
+    for (const n of numbers) {
+      if (n > row.seats || access.has(n)) {
+        throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The layout marks a seat it does not have', {
+          details: [
+            {
+              field: 'sections',
+              message: `${section} row ${row.row}: seat ${n} is past its ${row.seats} seats or marked twice`,
+            },
+          ],
+        });
+      }
+      access.set(n, kind);
+    }
+  }
+  return access;
 }

@@ -26,7 +26,7 @@ afterAll(() => redis.quit());
 
 /** Rows `S-<row>` of `seats` seats each, front first. */
 const rowsOf = (names: string[], seats: number, section = 'S', category = 'standard'): AllocationRow[] =>
-  names.map((row, i) => ({ rowKey: `${section}-${row}`, seats, rank: i, section, category }));
+  names.map((row, i) => ({ rowKey: `${section}-${row}`, seats, rank: i, section, category, access: '' }));
 
 function best(
   eventId: string,

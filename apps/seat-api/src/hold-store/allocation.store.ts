@@ -21,6 +21,8 @@ export interface AllocationRow {
   rank: number;
   section: string;
   category: string;
+  /** By seat number: 'a' a wheelchair place, 'c' a companion seat, '.' neither; '' when the row has neither. */
+  access: string;
 }
 
 /** An event's rows and orphan rule: what its free-seat index is built from. */
@@ -70,6 +72,8 @@ export class AllocationStore {
       quantity: number;
       section?: string;
       category?: string;
+      /** Only wheelchair places and their companion seats, at least one place among them. */
+      accessible?: boolean;
       ttlMs: number;
       maxLifetimeMs: number;
       maxSeatsPerUser: number;
@@ -108,6 +112,7 @@ export class AllocationStore {
       p.quantity,
       p.section ?? '',
       p.category ?? '',
+      p.accessible ? '1' : '',
     ];
     // the prefix of the event's seat lock keys (holds/seat-lock.ts): the script sees which seats are locked
     const lockPrefix = this.locks.lockKey(this.store.layout.seatLockKeys(p.eventId, [''])[0]);
@@ -167,7 +172,7 @@ export class AllocationStore {
         calls.push([]);
         seats = 0;
       }
-      calls[calls.length - 1].push(r.rowKey, r.seats, r.rank, r.section, r.category);
+      calls[calls.length - 1].push(r.rowKey, r.seats, r.rank, r.section, r.category, r.access);
       seats += r.seats;
     }
     for (let i = 0; i < calls.length; i++) {

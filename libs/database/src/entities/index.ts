@@ -24,6 +24,7 @@ export type { WaitlistStatus } from './waitlist-entry.entity';
 export type { AuditEntryStatus } from './audit-entry.entity';
 export type { BookingStatus } from './booking.entity';
 export type { OrphanRule, SalesState } from './event.entity';
+export type { SeatAccess } from './seat.entity';
 export { ORPHAN_RULES } from './event.entity';
 
 export const ALL_ENTITIES = [

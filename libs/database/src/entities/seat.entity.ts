@@ -1,8 +1,12 @@
-import { Column, Entity, ForeignKey, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, ForeignKey, PrimaryColumn } from 'typeorm';
 import { EventEntity } from './event.entity';
 
 /** The seat catalogue of one event. `seatId` is the public label, unique within the event (e.g. "A-12"). */
+/** A wheelchair place, or a companion seat beside one (null: an ordinary seat). */
+export type SeatAccess = 'accessible' | 'companion';
+
 @Entity({ name: 'seats' })
+@Check('seats_access_check', `access IN ('accessible', 'companion')`)
 export class SeatEntity {
   /** Deleting an event deletes its seat layout. */
   @PrimaryColumn('uuid', { name: 'event_id', primaryKeyConstraintName: 'seats_pkey' })
@@ -27,4 +31,11 @@ export class SeatEntity {
   /** The seat's place in the layout as the admin posted it (0 first): the order the seat map lists. */
   @Column('integer')
   position!: number;
+
+  /** The row's rank as the layout gave it (best-available searches rows lowest first); null: the default order. */
+  @Column('integer', { name: 'row_rank', nullable: true })
+  rowRank!: number | null;
+
+  @Column('text', { nullable: true })
+  access!: SeatAccess | null;
 }

@@ -4,6 +4,7 @@ import { SeatPosition1764100000000 } from './1764100000000-seat-position';
 import { EventSettings1764200000000 } from './1764200000000-event-settings';
 import { AuditEntries1764300000000 } from './1764300000000-audit-entries';
 import { OrphanRule1764600000000 } from './1764600000000-orphan-rule';
+import { SeatAccessRank1764610000000 } from './1764610000000-seat-access-rank';
 import { BookingCancel1764410000000 } from './1764410000000-booking-cancel';
 import { Waitlist1764500000000 } from './1764500000000-waitlist';
 import { SeatBlocks1764420000000 } from './1764420000000-seat-blocks';
@@ -19,4 +20,5 @@ export const ALL_MIGRATIONS = [
   SeatBlocks1764420000000,
   Waitlist1764500000000,
   OrphanRule1764600000000,
+  SeatAccessRank1764610000000,
 ];

@@ -3,6 +3,8 @@ import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
+  ArrayUnique,
+  IsArray,
   IsInt,
   IsISO8601,
   IsString,
@@ -12,6 +14,7 @@ import {
   Max,
   Min,
   ValidateBy,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { CreateEventSettingsDto } from './event-settings.dto';
@@ -54,6 +57,47 @@ export class RowLayoutDto {
   @Min(1)
   @Max(500)
   seats!: number;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    example: 10,
+    description:
+      'best-available holds search rows by rank, lowest first; rows without one come after the ranked ones, front rows first',
+  })
+  @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
+  @IsInt()
+  @Min(0)
+  @Max(99_999)
+  rank?: number;
+
+  @ApiPropertyOptional({
+    type: [Number],
+    example: [1],
+    description:
+      'seat numbers of wheelchair places (held by best-available only when it asks for accessible seats)',
+  })
+  @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
+  @IsArray()
+  @ArrayMaxSize(500)
+  @ArrayUnique()
+  @IsInt({ each: true })
+  @Min(1, { each: true })
+  @Max(500, { each: true })
+  accessible?: number[];
+
+  @ApiPropertyOptional({
+    type: [Number],
+    example: [2],
+    description: 'seat numbers of companion seats beside the wheelchair places (held with them)',
+  })
+  @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
+  @IsArray()
+  @ArrayMaxSize(500)
+  @ArrayUnique()
+  @IsInt({ each: true })
+  @Min(1, { each: true })
+  @Max(500, { each: true })
+  companion?: number[];
 }
 
 export class SectionLayoutDto {

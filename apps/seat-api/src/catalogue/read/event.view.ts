@@ -60,6 +60,11 @@ export class EventPageView {
 export class RowView {
   @ApiProperty({ example: 'A' }) row!: string;
   @ApiProperty({ description: 'seats numbered 1..seats' }) seats!: number;
+  @ApiPropertyOptional({ description: "the row's rank, when the layout gave one" }) rank?: number;
+  @ApiPropertyOptional({ type: [Number], description: 'wheelchair places, when the row has any' })
+  accessible?: number[];
+  @ApiPropertyOptional({ type: [Number], description: 'companion seats, when the row has any' })
+  companion?: number[];
 }
 
 export class SectionView {

@@ -139,11 +139,16 @@ function layoutOf(seats: EventSeats): SectionView[] {
       section = { name: seat.section, category: seat.category, rows: [] };
       sections.push(section);
     }
-    const row = section.rows[section.rows.length - 1];
+    let row = section.rows[section.rows.length - 1];
     if (row?.row === seat.row) {
       row.seats += 1;
     } else {
-      section.rows.push({ row: seat.row, seats: 1 });
+      row = { row: seat.row, seats: 1, ...(typeof seat.rowRank === 'number' ? { rank: seat.rowRank } : {}) };
+      section.rows.push(row);
+    }
+    // marks only where the layout gave them, as posted
+    if (seat.access) {
+      (row[seat.access] ??= []).push(seat.number);
     }
   }
   return sections;

@@ -1,6 +1,7 @@
 -- Builds the event's free-seat index (allocation-index.lua) from its layout and its seats hash as they
 -- are now. ARGV[4] the event's orphan rule ('none' or 'no-single-gaps'), [5] '1' when this call
--- completes the index, [6..] five per row: rowKey, seats in the row, rank, section, category.
+-- completes the index, [6..] six per row: rowKey, seats in the row, rank, section, category, and its
+-- access string ('a' a wheelchair place, 'c' a companion seat, '.' neither, by seat number; '' for none).
 -- A large event is built in several calls (each blocks Redis for its rows only): a row already in the
 -- index is kept as it is (every seat change since keeps it right), so calls may overlap or repeat, and
 -- the index counts as built (meta `ax`) only once the last call is done. Replies {'OK'} |
@@ -20,7 +21,7 @@ local function flush()
   end
   rows, infos, runs = {}, {}, {}
 end
-for i = 6, #ARGV, 5 do
+for i = 6, #ARGV, 6 do
   local rowKey, n, rank = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2]
   if redis.call('HEXISTS', K_ROWS, rowKey) == 0 then
     local ids = {}
@@ -33,7 +34,9 @@ for i = 6, #ARGV, 5 do
     end
     local free = table.concat(chars)
     rows[#rows + 1], rows[#rows + 2] = rowKey, free
-    infos[#infos + 1], infos[#infos + 2] = rowKey, rank .. '|' .. ARGV[i + 3] .. '|' .. ARGV[i + 4]
+    local access = ARGV[i + 5]
+    infos[#infos + 1], infos[#infos + 2] = rowKey, rank .. '|' .. ARGV[i + 3] .. '|' .. access .. '|' .. ARGV[i + 4]
+    if string.find(access, 'a', 1, true) then redis.call('ZADD', base .. 'acc', rank, rowKey) end
     for q = 1, alloc_longest(free) do
       local members = runs[q] or {}
       runs[q] = members

@@ -1,7 +1,10 @@
 -- The free-seat index best-available holds search (best-available.lua), kept per event beside its seats
 -- and changed by log_changes() in the same atomic step as every seat change (hold-keys.ts lists the keys):
 --   rows    HASH rowKey -> one character per seat of the row, by seat number: '1' free, '0' taken
---   rowinfo HASH rowKey -> "rank|section|category": the row's rank (lower is better) and what filters read
+--   rowinfo HASH rowKey -> "rank|section|access|category": the row's rank (lower is better), what filters
+--                read, and its access string ('a' wheelchair place, 'c' companion seat, '.' neither, by
+--                seat number; '' when the row has neither)
+--   acc     ZSET rowKey -> rank: the rows with a wheelchair place
 --   runs:q  ZSET rowKey -> rank, for q = 1 .. ALLOCATION_MAX_SEATS: the rows with q free seats side by side
 -- A row is a seat id's text before its last '-' (`<section>-<row>-<number>`, catalogue/), so the index
 -- needs no map of seat ids. Why an index: with 90 % of a large event taken at random a block of 4 free
@@ -17,7 +20,7 @@ local function alloc_base() return string.sub(K_SEATS, 1, -6) end
 -- Every key of the index: the sweep deletes them with the event's other keys.
 local function alloc_keys()
   local base = alloc_base()
-  local keys = { base .. 'rows', base .. 'rowinfo' }
+  local keys = { base .. 'rows', base .. 'rowinfo', base .. 'acc' }
   for q = 1, ALLOCATION_MAX_SEATS do keys[#keys + 1] = base .. 'runs:' .. q end
   return keys
 end

@@ -1,7 +1,8 @@
 -- Best-available hold: picks `quantity` free seats side by side in one row and holds them, in one step.
 -- ARGV[4] hid, [5] userId, [6] ttlMs, [7] maxLifetimeMs, [8] maxSeatsPerUser, [9] the policy version
 -- the caller checked or '', [10] the hold's extension cap or '', [11] its ttl cap (ms) or '', [12] quantity
--- (1 .. ALLOCATION_MAX_SEATS), [13] section or '', [14] category or ''. KEYS[EVENT_SCRIPT_KEYS + 1] is the
+-- (1 .. ALLOCATION_MAX_SEATS), [13] section or '', [14] category or '', [15] '1' for wheelchair places and
+-- their companion seats only (at least one place in the block). KEYS[EVENT_SCRIPT_KEYS + 1] is the
 -- prefix of the event's seat lock keys (its seat id appended: holds/seat-lock.ts).
 --
 -- The seat lock. A hold by seat ids locks its seats before its script runs (@DistributedLock); this one
@@ -22,6 +23,7 @@
 -- {'HOLD_LIMIT_EXCEEDED', held, limit} | {'POLICY_CHANGED', version} | {'EVENT_ENDED'}.
 local hid, user, ttl, lifetime = ARGV[4], ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
 local limit, q, section, category = tonumber(ARGV[8]), tonumber(ARGV[12]), ARGV[13], ARGV[14]
+local accessible = ARGV[15] == '1'
 local lockPrefix = KEYS[EVENT_SCRIPT_KEYS + 1]
 if event_ended() then return { 'EVENT_ENDED' } end
 if ARGV[9] ~= '' then
@@ -32,23 +34,38 @@ local base = alloc_base()
 local K_ROWS, K_ROWINFO = base .. 'rows', base .. 'rowinfo'
 if redis.call('HGET', K_META, 'ax') ~= '1' then return { 'NO_INDEX' } end
 
--- whether a row's info "rank|section|category" passes the request's filters
-local function wanted(info)
-  if section == '' and category == '' then return true end
-  local _, sec, cat = string.match(info, '^([^|]*)|([^|]*)|(.*)$')
-  return (section == '' or sec == section) and (category == '' or cat == category)
+-- A row's info "rank|section|access|category": whether it passes the request's filters, and its access
+-- string.
+local function row_info(info)
+  local _, sec, access, cat = string.match(info, '^([^|]*)|([^|]*)|([^|]*)|(.*)$')
+  return (section == '' or sec == section) and (category == '' or cat == category), access
 end
 
--- The block a row offers: first seat number and whether it strands a seat; nil when it has none.
-local function best_in_row(free)
+-- The seats of a row this request may have, as a free string: wheelchair places and companion seats
+-- only go to a request that asks for them, and such a request gets nothing else.
+local function for_request(free, access)
+  if access == '' then return accessible and string.rep('0', #free) or free end
+  local chars = {}
+  for i = 1, #free do
+    local c = string.sub(free, i, i)
+    local special = string.sub(access, i, i) ~= '.'
+    chars[i] = (c == '1' and special == accessible) and '1' or '0'
+  end
+  return table.concat(chars)
+end
+
+-- The block a row offers: first seat number and whether it strands a seat; nil when it has none. An
+-- accessible request's block holds at least one wheelchair place (access 'a').
+local function best_in_row(free, access)
   local centre = (#free + 1) / 2
   local best, bestDist, bestOrphan
   for from, to in string.gmatch(free, '()1+()') do
     local last = to - 1
     for s = from, last - q + 1 do
+      local fits = not accessible or string.find(string.sub(access, s, s + q - 1), 'a', 1, true) ~= nil
       local orphan = (s - from == 1) or (last - (s + q - 1) == 1)
       local dist = math.abs(s + (q - 1) / 2 - centre)
-      if best == nil or (bestOrphan and not orphan) or (orphan == bestOrphan and dist < bestDist) then
+      if fits and (best == nil or (bestOrphan and not orphan) or (orphan == bestOrphan and dist < bestDist)) then
         best, bestDist, bestOrphan = s, dist, orphan
       end
     end
@@ -59,9 +76,9 @@ end
 -- The row's best block whose seats a hold may take now: none under a seat lock, each free in the seats
 -- hash (the index follows every change; this is the check before the write). A seat that fails is
 -- marked taken and the row is looked at again.
-local function choose(rowKey, free)
+local function choose(rowKey, free, access)
   while true do
-    local s, orphan = best_in_row(free)
+    local s, orphan = best_in_row(free, access)
     if s == nil then return nil end
     local ok = true
     for i = s, s + q - 1 do
@@ -77,21 +94,26 @@ end
 
 local pick, pickRow, fallback, fallbackRow
 local PAGE = 64
+-- the rows that may have a block: with q free seats side by side, or (accessible) with a wheelchair place
+local candidates = accessible and base .. 'acc' or base .. 'runs:' .. q
 local from = 0
 while pick == nil do
-  local rows = redis.call('ZRANGE', base .. 'runs:' .. q, from, from + PAGE - 1)
+  local rows = redis.call('ZRANGE', candidates, from, from + PAGE - 1)
   if #rows == 0 then break end
-  local infos = (section ~= '' or category ~= '') and redis.call('HMGET', K_ROWINFO, unpack(rows)) or nil
+  local infos = redis.call('HMGET', K_ROWINFO, unpack(rows))
   local frees = redis.call('HMGET', K_ROWS, unpack(rows))
   for i, rowKey in ipairs(rows) do
-    if frees[i] and (infos == nil or (infos[i] and wanted(infos[i]))) then
-      local s, orphan = choose(rowKey, frees[i])
-      if s ~= nil then
-        if not orphan then
-          pick, pickRow = s, rowKey
-          break
+    if frees[i] and infos[i] then
+      local ok, access = row_info(infos[i])
+      if ok then
+        local s, orphan = choose(rowKey, for_request(frees[i], access), access)
+        if s ~= nil then
+          if not orphan then
+            pick, pickRow = s, rowKey
+            break
+          end
+          if fallback == nil then fallback, fallbackRow = s, rowKey end
         end
-        if fallback == nil then fallback, fallbackRow = s, rowKey end
       end
     end
   end
@@ -102,16 +124,20 @@ if pick == nil then pick, pickRow = fallback, fallbackRow end
 if pick == nil then
   -- no block: how many matching seats are free at all (up to q), for the reason and whether a split would do
   local free, at = 0, 0
+  local anyFree = accessible and base .. 'acc' or base .. 'runs:1'
   while free < q do
-    local rows = redis.call('ZRANGE', base .. 'runs:1', at, at + PAGE - 1)
+    local rows = redis.call('ZRANGE', anyFree, at, at + PAGE - 1)
     if #rows == 0 then break end
     local infos = redis.call('HMGET', K_ROWINFO, unpack(rows))
     local frees = redis.call('HMGET', K_ROWS, unpack(rows))
     for i = 1, #rows do
-      if frees[i] and infos[i] and wanted(infos[i]) then
-        local _, ones = string.gsub(frees[i], '1', '')
-        free = free + ones
-        if free >= q then break end
+      if frees[i] and infos[i] then
+        local ok, access = row_info(infos[i])
+        if ok then
+          local _, ones = string.gsub(for_request(frees[i], access), '1', '')
+          free = free + ones
+          if free >= q then break end
+        end
       end
     end
     at = at + PAGE

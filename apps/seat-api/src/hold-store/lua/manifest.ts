@@ -160,13 +160,14 @@ export const EVENT_SCRIPTS = {
       'quantity',
       'section',
       'category',
+      'accessible',
     ],
     ['seatLockPrefix'],
   ),
   allocationBuild: event('allocation-build.lua', [
     'orphanRule',
     'complete',
-    'rowKey, seats, rank, section, category...',
+    'rowKey, seats, rank, section, category, access...',
   ]),
   holdRead: event('read-hold.lua', ['hid']),
   holdExtend: event('extend-hold.lua', [

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsString, Length, Matches, Max, Min, ValidateIf } from 'class-validator';
+import { Equals, IsInt, IsString, Length, Matches, Max, Min, ValidateIf } from 'class-validator';
 
 /** Most seats one best-available hold asks for (the store's index keeps blocks up to this: ALLOCATION_MAX_SEATS). */
 export const BEST_AVAILABLE_MAX_SEATS = 10;
@@ -32,4 +32,13 @@ export class BestAvailableDto {
   @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
   @Matches(/^[A-Za-z0-9_-]{1,12}$/, { message: 'section must be 1-12 letters, digits, _ or -' })
   section?: string;
+
+  @ApiPropertyOptional({
+    enum: [true],
+    description:
+      "wheelchair places and the companion seats beside them (the layout's accessible and companion seats), at least one place among them; left out: no such seat is picked",
+  })
+  @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
+  @Equals(true, { message: 'accessible must be true or left out' })
+  accessible?: true;
 }

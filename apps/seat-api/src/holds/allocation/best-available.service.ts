@@ -107,6 +107,7 @@ function request(
     quantity: want.quantity,
     section: want.section,
     category: want.category,
+    accessible: want.accessible,
     ttlMs: ttl * 1000,
     maxLifetimeMs: limits.maxHoldLifetimeSeconds * 1000,
     maxSeatsPerUser: limits.maxSeatsPerUser,
@@ -117,22 +118,30 @@ function request(
 }
 
 /** A section or category the event does not have is the request's mistake (400), not a shortage. */
-function unknownFilter(seats: Iterable<{ section: string; category: string }>, want: BestAvailableDto): void {
-  if (want.section === undefined && want.category === undefined) {
+function unknownFilter(
+  seats: Iterable<{ section: string; category: string; access?: string | null }>,
+  want: BestAvailableDto,
+): void {
+  if (want.section === undefined && want.category === undefined && !want.accessible) {
     return;
   }
   let section = want.section === undefined;
   let category = want.category === undefined;
+  let accessible = !want.accessible;
   for (const s of seats) {
     section ||= s.section === want.section;
     category ||= s.category === want.category;
-    if (section && category) {
+    accessible ||= s.access === 'accessible';
+    if (section && category && accessible) {
       return;
     }
   }
   const details = [
     ...(section ? [] : [{ field: 'bestAvailable.section', message: 'the event has no such section' }]),
     ...(category ? [] : [{ field: 'bestAvailable.category', message: 'the event has no such category' }]),
+    ...(accessible
+      ? []
+      : [{ field: 'bestAvailable.accessible', message: 'the event has no wheelchair places' }]),
   ];
   throw new DomainError(ErrorCode.VALIDATION_FAILED, 'No such seats in this event', { details });
 }

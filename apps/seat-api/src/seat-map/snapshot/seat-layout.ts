@@ -56,8 +56,15 @@ export class SeatLayout {
   listTemplate(variant: ListVariant, eventId: string): Promise<SeatListTemplate> {
     let template = this.templates.get(variant);
     if (!template) {
-      const fields =
-        variant === 'map' ? (seat: CatalogueSeat) => ({ eventId, ...seat }) : (seat: CatalogueSeat) => seat;
+      // the seat map's fields only (the catalogue's seat also carries what best-available reads: rank, access)
+      const shown = ({ seatId, section, row, number, category }: CatalogueSeat) => ({
+        seatId,
+        section,
+        row,
+        number,
+        category,
+      });
+      const fields = variant === 'map' ? (seat: CatalogueSeat) => ({ eventId, ...shown(seat) }) : shown;
       template = SeatListTemplate.build(this.seats, this.sectionSeats, fields).then((built) => {
         this.templateBytes += built.bytes;
         return built;
