@@ -35,6 +35,11 @@ const NOT_CONSUMER = ban(
   'No app imports another app: shared code belongs in libs/.',
 );
 const NOT_SEAT_API = ban('(^|/)seat-api/', 'No app imports another app: shared code belongs in libs/.');
+// apps/waitlist's sources; the seat API's own waitlist/ folder (the HTTP side) has no src/
+const NOT_WAITLIST_APP = ban(
+  '(^|/)waitlist/src(/|$)',
+  'No app imports another app: shared code belongs in libs/.',
+);
 const NOT_APPS = ban('(^|/)apps/', 'Libraries never import an app: pass what they need in as options.');
 const NOT_ROOT = ban(
   '(^|/)(app\\.module|main)$|(^|/)bootstrap/',
@@ -52,12 +57,13 @@ const holdsExcept = (who, allowed) =>
 const seatApiFolder = (dir, patterns, ignores = []) => ({
   files: [`${SEAT_API}/${dir}/**/*.ts`],
   ignores: [...SPECS, ...ignores],
-  rules: restrict([NOT_CONSUMER, NOT_ROOT, ...patterns]),
+  rules: restrict([NOT_CONSUMER, NOT_WAITLIST_APP, NOT_ROOT, ...patterns]),
 });
 
 const boundaries = [
-  { files: ['apps/seat-api/**/*.ts'], rules: restrict([NOT_CONSUMER]) },
-  { files: ['apps/expiry-consumer/**/*.ts'], rules: restrict([NOT_SEAT_API]) },
+  { files: ['apps/seat-api/**/*.ts'], rules: restrict([NOT_CONSUMER, NOT_WAITLIST_APP]) },
+  { files: ['apps/expiry-consumer/**/*.ts'], rules: restrict([NOT_SEAT_API, NOT_WAITLIST_APP]) },
+  { files: ['apps/waitlist/**/*.ts'], rules: restrict([NOT_SEAT_API, NOT_CONSUMER]) },
   { files: ['libs/**/*.ts'], rules: restrict([NOT_APPS]) },
   seatApiFolder(
     'common',

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The README's run command (`npm start`): brings up PostgreSQL, Redis and Kafka (Docker Compose when a
-# Docker engine answers, otherwise the local services via scripts/infra.sh), builds both apps when their
-# sources changed, then runs the seat API and the expiry consumer side by side. If either process dies,
-# the script says which one and stops the other (a half-running service is worse than a stopped one);
-# Ctrl-C stops both.
+# Docker engine answers, otherwise the local services via scripts/infra.sh), builds the apps when their
+# sources changed, then runs the seat API, the expiry consumer and the waitlist app side by side. If any
+# process dies, the script says which one and stops the others (a half-running service is worse than a
+# stopped one); Ctrl-C stops them all.
 #
 # Configuration: each app loads `.env` itself (libs/config/src/dot-env.ts), and a variable already set in
 # the environment wins over the file, so `PORT=3100 npm start` listens on 3100.
@@ -60,9 +60,12 @@ trap 'stop_all; exit 130' INT TERM
 # scavenges (npm run bench:node-flags, bench/README.md; 256 MB did worse). The consumer
 # gets the same flag untested: it allocates per message as the API does per request, and V8 grows the
 # semi-spaces only when allocation needs them. The Dockerfile sets the same through NODE_OPTIONS.
+port="${PORT:-$(sed -n 's/^PORT=//p' .env 2>/dev/null | tail -n1)}"
 run expiry-consumer node --max-semi-space-size=64 dist/apps/expiry-consumer/src/main.js
 run seat-api node --max-semi-space-size=64 dist/apps/seat-api/src/main.js
-port="${PORT:-$(sed -n 's/^PORT=//p' .env 2>/dev/null | tail -n1)}"
+# the waitlist app makes its offer holds through this seat API, wherever PORT puts it
+WAITLIST_SEAT_API_URL="${WAITLIST_SEAT_API_URL:-http://127.0.0.1:${port:-3000}}" \
+  run waitlist node --max-semi-space-size=64 dist/apps/waitlist/src/main.js
 echo "[start] seat picker: http://127.0.0.1:${port:-3000}/ (open the link with #token=... that the seat API prints)"
 
 # Whichever process ends first ends the run.
@@ -72,7 +75,7 @@ status=$?
 set -e
 for i in "${!pids[@]}"; do
   if ! kill -0 "${pids[$i]}" 2>/dev/null; then
-    echo "[start] ${names[$i]} exited (status $status); stopping the other process" >&2
+    echo "[start] ${names[$i]} exited (status $status); stopping the others" >&2
     break
   fi
 done

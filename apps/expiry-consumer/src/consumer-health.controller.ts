@@ -5,8 +5,7 @@ import {
   HealthIndicatorService,
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
-import { KafkaHealthIndicator } from '@app/kafka';
-import { GroupMembership } from './group-membership';
+import { GroupMembership, KafkaHealthIndicator } from '@app/kafka';
 
 @Controller('health')
 export class ConsumerHealthController {

@@ -3,11 +3,10 @@ import { TerminusModule } from '@nestjs/terminus';
 import { LoggerModule } from 'nestjs-pino';
 import { ConfigModule, ExpiryConsumerConfig } from '@app/config';
 import { DatabaseModule } from '@app/database';
-import { KafkaModule } from '@app/kafka';
+import { GroupMembership, KafkaModule } from '@app/kafka';
 import { loggingParams, ObservabilityModule } from '@app/observability';
 import { ConsumerHealthController } from './consumer-health.controller';
 import { DeadLetterPublisher } from './dead-letter.publisher';
-import { GroupMembership } from './group-membership';
 import { HoldExpiryRecorder } from './hold-expiry.recorder';
 import { SeatExpiredConsumer } from './seat-expired.consumer';
 

@@ -4,12 +4,10 @@ import { MicroserviceOptions } from '@nestjs/microservices';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { ExpiryConsumerConfig } from '@app/config';
-import { ensureTopics, KAFKA, kafkaLogCreator } from '@app/kafka';
+import { ensureTopics, GroupMembership, KAFKA, kafkaLogCreator, ObservedServerKafka } from '@app/kafka';
 import { logLevel, type Kafka } from 'kafkajs';
 import { recordHttpMetrics } from '@app/observability';
 import { ConsumerModule } from './consumer.module';
-import { GroupMembership } from './group-membership';
-import { ObservedServerKafka } from './observed-server-kafka';
 
 /** A compiled module that creates the app instead of NestFactory: a test's TestingModule (overrideProvider). */
 export interface ConsumerModuleRef {

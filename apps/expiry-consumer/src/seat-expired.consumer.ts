@@ -2,7 +2,7 @@ import { Controller, Logger } from '@nestjs/common';
 import { Ctx, KafkaContext, Payload } from '@nestjs/microservices';
 import { OtherEventTypeError, parseSeatExpired, SeatExpiredSchemaError } from '@app/contracts';
 import { counter } from '@app/observability';
-import { ConfiguredEventPattern } from './configured-topic';
+import { ConfiguredEventPattern } from '@app/kafka';
 import { DeadLetterPublisher } from './dead-letter.publisher';
 import { HoldExpiryRecorder } from './hold-expiry.recorder';
 

@@ -5,6 +5,8 @@ export * from './config.module';
 export * from './environment';
 export * from './expiry-consumer-config';
 export * from './expiry-consumer-environment';
+export * from './waitlist-config';
+export * from './waitlist-environment';
 export * from './load-config';
 export * from './validate-environment';
 export * from './dot-env';

@@ -1,20 +1,32 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 
 /**
- * One freed seat change turned into an offer, by the id of the seat.status event that announced it. The row
- * is inserted in the transaction that marks the entry OFFERED: a second delivery of that event (at-least-once
- * delivery, a rebalance, a consumer killed before its offset commit) finds it and makes no second offer.
+ * An offer made for a freed seat change, by the id of the seat.status event that announced it and the entry
+ * offered. A change's offers are inserted in the transaction that marks their entries OFFERED: a second
+ * delivery of that event (at-least-once delivery, a rebalance, a consumer killed before its offset commit)
+ * finds them and makes no second offer.
  */
 @Entity({ name: 'waitlist_offers' })
 export class WaitlistOfferEntity {
   @PrimaryColumn('text', { name: 'source_event_id', primaryKeyConstraintName: 'waitlist_offers_pkey' })
   sourceEventId!: string;
 
-  @Column('uuid', { name: 'entry_id' })
+  @PrimaryColumn('uuid', { name: 'entry_id', primaryKeyConstraintName: 'waitlist_offers_pkey' })
   entryId!: string;
 
   @Column('text', { name: 'hold_id' })
   holdId!: string;
+
+  /** What the offer's WaitlistOfferMade says, kept so a redelivery can publish the same event. */
+  @Column('text', { name: 'seat_ids', array: true })
+  seatIds!: string[];
+
+  @Column('timestamptz', { name: 'offer_expires_at' })
+  offerExpiresAt!: Date;
+
+  /** When its WaitlistOfferMade was acknowledged by Kafka; null: a redelivery publishes it (again). */
+  @Column('timestamptz', { name: 'published_at', nullable: true })
+  publishedAt!: Date | null;
 
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;

@@ -5,7 +5,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * first come first served by created_at (id breaks a tie); a user has at most one open entry (WAITING or
  * OFFERED) per event, and may join again once it is closed. waitlist_offers: one row per freed seat change
  * (its seat.status event id) that was turned into an offer, claimed in the transaction that marks the entry
- * OFFERED, so a redelivered or rebalanced message never makes a second offer for the same freed seats.
+ * OFFERED (one change may make several offers, all in one transaction), so a redelivered or rebalanced
+ * message never makes a second offer for the same freed seats; published_at: its WaitlistOfferMade went out.
  */
 export class Waitlist1764500000000 implements MigrationInterface {
   name = 'Waitlist1764500000000';
@@ -34,10 +35,14 @@ export class Waitlist1764500000000 implements MigrationInterface {
     );
     await q.query(`
       CREATE TABLE waitlist_offers (
-        source_event_id text PRIMARY KEY,
+        source_event_id text NOT NULL,
         entry_id uuid NOT NULL,
         hold_id text NOT NULL,
-        created_at timestamptz NOT NULL DEFAULT now()
+        seat_ids text[] NOT NULL,
+        offer_expires_at timestamptz NOT NULL,
+        published_at timestamptz,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (source_event_id, entry_id)
       )`);
   }
 

@@ -1,10 +1,11 @@
 import { EventPattern } from '@nestjs/microservices';
 
 /**
- * The topics this app consumes, by role. Their names are configuration (KAFKA_TOPIC_SEAT_EXPIRED; each
- * test file has its own), known only once the config provider is resolved, after every class was defined.
+ * The topics the consumer apps read, by role. Their names are configuration (KAFKA_TOPIC_SEAT_EXPIRED,
+ * KAFKA_TOPIC_SEAT_STATUS; each test file has its own), known only once the config provider is resolved,
+ * after every class was defined.
  */
-export type ConfiguredTopic = 'seatExpired';
+export type ConfiguredTopic = 'seatExpired' | 'seatStatus';
 
 const PREFIX = 'configured-topic:';
 
@@ -19,7 +20,10 @@ export const ConfiguredEventPattern = (topic: ConfiguredTopic) => EventPattern(`
  * The pattern a handler is registered under: the configured topic for a ConfiguredEventPattern, any other
  * pattern as it is. A role without a configured name fails the bootstrap rather than subscribing to nothing.
  */
-export function resolveTopicPattern(pattern: unknown, topics: Record<ConfiguredTopic, string>): unknown {
+export function resolveTopicPattern(
+  pattern: unknown,
+  topics: Partial<Record<ConfiguredTopic, string>>,
+): unknown {
   if (typeof pattern !== 'string' || !pattern.startsWith(PREFIX)) {
     return pattern;
   }

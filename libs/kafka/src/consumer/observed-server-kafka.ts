@@ -5,8 +5,8 @@ import { ConfiguredTopic, resolveTopicPattern } from './configured-topic';
 export interface ServerHooks {
   /** Receives the kafkajs consumer before it first joins its group. */
   observe: (consumer: Consumer) => void;
-  /** The configured name of each topic role used by a @ConfiguredEventPattern handler. */
-  topics: Record<ConfiguredTopic, string>;
+  /** The configured name of each topic role the app's @ConfiguredEventPattern handlers use. */
+  topics: Partial<Record<ConfiguredTopic, string>>;
 }
 
 /**

@@ -1,0 +1,61 @@
+import {
+  BOOKING_CANCELLED_TYPE,
+  HOLD_CONFIRMED_TYPE,
+  HOLD_CREATED_TYPE,
+  HOLD_EXTENDED_TYPE,
+  HOLD_RELEASED_TYPE,
+  SEAT_EXPIRED_TYPE,
+  WAITLIST_OFFER_MADE_TYPE,
+  type SeatStatusCloudEvent,
+} from '@app/contracts';
+
+/** Seats a seat.status change made available again: what an offer can be made from. */
+export interface FreedSeats {
+  /** The change's CloudEvent id: the same for every copy of it, so it names the claim of its offers. */
+  sourceEventId: string;
+  eventId: string;
+  seatIds: string[];
+  /** The hold that let them go: if it was an offer, the offer lapsed. */
+  holdId: string;
+}
+
+/** What a seat.status event means to the waiting list. */
+export type WaitlistChange =
+  { kind: 'freed'; freed: FreedSeats } | { kind: 'booked'; holdId: string } | { kind: 'none' };
+
+/**
+ * Freed: a hold released (by its user, staff, a cancellation), a seat expired (one message per seat), a
+ * booking cancelled. Booked: a hold confirmed (an offer accepted). The rest (holds made or extended, offers
+ * announced) changes nothing for the queue.
+ */
+export function waitlistChange(ce: SeatStatusCloudEvent): WaitlistChange {
+  switch (ce.type) {
+    case HOLD_RELEASED_TYPE:
+    case BOOKING_CANCELLED_TYPE:
+      return {
+        kind: 'freed',
+        freed: {
+          sourceEventId: ce.id,
+          eventId: ce.data.eventId,
+          seatIds: ce.data.seatIds,
+          holdId: ce.data.holdId,
+        },
+      };
+    case SEAT_EXPIRED_TYPE:
+      return {
+        kind: 'freed',
+        freed: {
+          sourceEventId: ce.id,
+          eventId: ce.data.eventId,
+          seatIds: [ce.data.seatId],
+          holdId: ce.data.holdId,
+        },
+      };
+    case HOLD_CONFIRMED_TYPE:
+      return { kind: 'booked', holdId: ce.data.holdId };
+    case HOLD_CREATED_TYPE:
+    case HOLD_EXTENDED_TYPE:
+    case WAITLIST_OFFER_MADE_TYPE:
+      return { kind: 'none' };
+  }
+}

@@ -1,0 +1,90 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { WaitlistConfig } from '@app/config';
+
+/** What an offer asks the seat API to hold: the freed seats themselves, or the best block of a quantity. */
+export type OfferSeats = { seatIds: string[] } | { bestAvailable: { quantity: number; category?: string } };
+
+export interface OfferHold {
+  holdId: string;
+  seatIds: string[];
+  expiresAt: string;
+}
+
+/** The seat API cannot hold these seats for this user now (taken, sold out, the user's hold limit). */
+export interface OfferRefused {
+  refused: string;
+}
+
+/** Answers that are about this request and stay the same on a retry: the next entry is tried instead. */
+const REFUSALS = new Set([400, 404, 409, 422]);
+
+/**
+ * Makes an offer's hold through the seat API over HTTP: apps/waitlist must not import apps/seat-api, and the
+ * hold store is the seat API's (its Lua scripts, seat locks, policy checks, the seat.status records of every
+ * change). The hold is an ordinary hold of the user (their token's `sub`): they read, confirm or release it
+ * with their own token and their limits apply. So the app signs a short token in the user's name with the
+ * seat API's secret (it is trusted as the seat API is), and calls the customer route, the one that takes
+ * `bestAvailable` and Idempotency-Key.
+ *
+ * The Idempotency-Key is derived from the freed change and the entry: a consumer that dies after the hold
+ * was made but before its transaction committed gets the same hold back on redelivery, never a second one.
+ */
+@Injectable()
+export class OfferHolds {
+  private readonly logger = new Logger('OfferHolds');
+  private readonly secret: Uint8Array;
+
+  constructor(private readonly config: WaitlistConfig) {
+    this.secret = new TextEncoder().encode(config.offers.jwtSecret);
+  }
+
+  async hold(
+    userId: string,
+    eventId: string,
+    seats: OfferSeats,
+    change: { sourceEventId: string; entryId: string },
+  ): Promise<OfferHold | OfferRefused> {
+    const { seatApiUrl, ttlSeconds } = this.config.offers;
+    const body = JSON.stringify({ ...seats, ttlSeconds });
+    const res = await fetch(`${seatApiUrl}/v1/events/${eventId}/holds`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${await this.token(userId)}`,
+        'content-type': 'application/json',
+        'idempotency-key': idempotencyKey(change.sourceEventId, change.entryId, body),
+      },
+      body,
+      signal: AbortSignal.timeout(10_000),
+    });
+    const answer = (await res.json().catch(() => ({}))) as { code?: string };
+    if (res.status === 200 || res.status === 201) {
+      return answer as OfferHold;
+    }
+    if (REFUSALS.has(res.status) && answer.code !== 'IDEMPOTENCY_IN_PROGRESS') {
+      return { refused: answer.code ?? String(res.status) };
+    }
+    // busy, rate limited, unavailable, in progress: the message is retried, nothing was decided
+    this.logger.warn(`hold for an offer answered ${res.status} ${answer.code ?? ''}`);
+    throw new Error(`seat API answered ${res.status} ${answer.code ?? ''} to an offer hold`);
+  }
+
+  private token(userId: string): Promise<string> {
+    const jwt = new SignJWT({ roles: [] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(userId)
+      .setIssuedAt()
+      .setExpirationTime('1m');
+    const issuer = this.config.offers.jwtIssuer;
+    return (issuer ? jwt.setIssuer(issuer) : jwt).sign(this.secret);
+  }
+}
+
+/** One key per (freed change, entry, what is asked): a retry asks the same, so the seat API replays it. */
+export function idempotencyKey(sourceEventId: string, entryId: string, body: string): string {
+  const digest = createHash('sha256').update(`${sourceEventId}\n${entryId}\n${body}`).digest('hex');
+  return `waitlist:${digest.slice(0, 48)}`;
+}
+
+export const isRefused = (r: OfferHold | OfferRefused): r is OfferRefused => 'refused' in r;
