@@ -1,5 +1,5 @@
--- A new hold record and its bucket growth, for the scripts that make holds besides create-hold.lua
--- (best-available.lua). The same linear-hashing split as create-hold.lua's: see hold-buckets.lua.
+-- A new hold record and its bucket growth (linear hashing, hold-buckets.lua), for every script that makes
+-- a hold (create-hold.lua, best-available.lua).
 
 -- Splits bucket p into p and p + 2^L: moves the records and due entries whose code says so, in one
 -- HSET / HDEL / ZADD / ZREM per key. Only this bucket's entries move.
