@@ -88,6 +88,8 @@ export async function startService(
         headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
         body: JSON.stringify({
           name: 'Bench show',
+          // the loads hold seats at random: no orphan-seat rule (a new event's default is no-single-gaps)
+          settings: { orphanRule: 'none' },
           startsAt: '2030-01-01T20:00:00Z',
           sections: [
             {
