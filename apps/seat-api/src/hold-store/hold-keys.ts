@@ -27,7 +27,8 @@
  *   gc      ZSET  hid -> when an ended hold may be forgotten (after HOLD_RETENTION_SECONDS)
  *   meta    HASH  seat-map meta: v = the event's change version (bumped once per change-log entry),
  *                 held / booked = how many seats the seats hash holds as 'H' (lapsed or not) and 'B';
- *                 hold buckets: hl (level), hp (split pointer), hn (hold records)
+ *                 hold buckets: hl (level), hp (split pointer), hn (hold records); the free-seat index:
+ *                 ax ('1' once built), or (the event's orphan-seat rule, kept with it)
  *   changes STREAM the change log seat-map readers follow (lua/change-log.lua): entry id `<v>-0`, fields
  *                 seatId -> 'A' (available), 'B' (booked), 'H<expireAtMs>' (held until then) or 'H0'
  *                 (held while a confirm is in flight, whatever the time); trimmed to about
@@ -35,10 +36,12 @@
  *   staff   HASH  actionId -> 'A' (applied) or 'X' (given up): the staff actions that changed this event's
  *                 holds (lua/force-release.lua), by which their audit entries in PostgreSQL are settled;
  *                 kept HOLD_RETENTION_SECONDS after its last write (PEXPIRE), not removed with the event
- *   rows, rowinfo, runs:1 .. runs:10  the free-seat index of best-available holds (lua/allocation-index.lua):
- *                 per row `<section>-<row>` its seats free or taken, its rank, section and category, and
- *                 the rows with 1 .. 10 free seats side by side by rank; built at the event's first
- *                 best-available hold, kept by every seat change after, deleted with the event
+ *   rows, rowinfo, runs:1 .. runs:10, acc  the free-seat index (lua/allocation-index.lua): per row
+ *                 `<section>-<row>` its seats free or taken, its rank, section, category and wheelchair /
+ *                 companion seats; the rows with 1 .. 10 free seats side by side, and those with a
+ *                 wheelchair place, by rank. Read by best-available holds and the orphan-seat rule; built
+ *                 at an instance's first load of the event (or its first best-available hold after Redis
+ *                 lost it), kept by every seat change after, deleted with the event
  *
  * What a held seat costs (bench:store, 50,000 holds in one event, Redis defaults; freed bytes per hold
  * when each kind of key is deleted): a seats entry ~83 B (hashtable), a hold record ~64 B and a due
