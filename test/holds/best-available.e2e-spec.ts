@@ -53,6 +53,14 @@ it('holds seats side by side in the front row, nearest its centre, as an ordinar
     .filter((s) => s.status === 'HELD')
     .map((s) => s.seatId);
   expect(held.sort()).toEqual([...r.body.seatIds].sort());
+  // extended like any hold
+  const extended = await api.call('POST', `/v1/holds/${r.body.holdId}/extend`, {
+    token,
+    body: { ttlSeconds: 300 },
+    headers: { 'idempotency-key': randomUUID() },
+  });
+  expect([extended.status, extended.body.seatIds]).toEqual([200, r.body.seatIds]);
+  expect(Date.parse(extended.body.expiresAt)).toBeGreaterThan(Date.parse(r.body.expiresAt));
   // released like any hold; its seats are picked again
   const released = await api.call('DELETE', `/v1/holds/${r.body.holdId}`, { token });
   expect(released.status).toBe(204);
