@@ -1,15 +1,24 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { AuthUser } from '../../auth/auth-user';
 import { CatalogueService } from '../../catalogue/catalogue.service';
 import { EventPolicy } from '../../catalogue/policy/event-policy';
 import { eventNotFound, EventPolicyService } from '../../catalogue/policy/event-policy.service';
 import { DomainError } from '../../common/errors/domain-error';
 import { ErrorCode } from '../../common/errors/error-code';
-import { AllocationStore, BestAvailableResult, HoldIds, HoldRecord, layoutRows } from '../../hold-store';
+import {
+  AllocationStore,
+  BestAvailableResult,
+  HoldIds,
+  HoldRecord,
+  HoldStore,
+  layoutRows,
+  StoreResult,
+} from '../../hold-store';
 import { holdLimitExceeded, rejectionReason } from '../hold-errors';
 import { HoldView } from '../hold.view';
 import { holdsCreated, holdsRejected } from '../holds.metrics';
 import { HoldsService } from '../holds.service';
+import { UnansweredHolds } from '../unanswered-holds';
 import { BestAvailableDto } from './best-available.dto';
 
 /** Holds sent again under a reloaded policy when the event's settings changed meanwhile, at most. */
@@ -25,9 +34,24 @@ const POLICY_ATTEMPTS = 3;
  * many requests at once are answered by Redis one after the other, each a hold or a 409: never a 503.
  */
 @Injectable()
-export class BestAvailableService {
+export class BestAvailableService implements OnModuleDestroy {
+  /**
+   * Holds Redis may have made for requests answered 503 (their reply lost): released by id as their owner
+   * would (HoldsService.releaseForCancel: seat lock, fencing), the seats read from the hold itself, since
+   * the request never learnt them. The read goes out after the lost script, on its connection and slot.
+   */
+  private readonly unanswered = new UnansweredHolds(async (h): Promise<StoreResult<string>> => {
+    const made = await this.holdStore.getHold(h.holdId);
+    if (!made) {
+      return { ok: false, error: 'HOLD_NOT_FOUND' };
+    }
+    const outcome = await this.holds.releaseForCancel({ ...h, seatIds: made.seatIds });
+    return outcome === 'booked' ? { ok: false, error: 'HOLD_CONFIRMED' } : { ok: true, hold: made };
+  });
+
   constructor(
     private readonly store: AllocationStore,
+    private readonly holdStore: HoldStore,
     private readonly catalogue: CatalogueService,
     private readonly policies: EventPolicyService,
     private readonly holds: HoldsService,
@@ -47,6 +71,10 @@ export class BestAvailableService {
       holdsRejected.inc({ reason: rejectionReason(e) });
       throw e;
     }
+  }
+
+  onModuleDestroy(): void {
+    this.unanswered.close();
   }
 
   private async create(
@@ -73,7 +101,9 @@ export class BestAvailableService {
       }
       const { orphanRule } = policy;
       const layout = () => ({ rows: layoutRows(seats.values()), orphanRule });
-      const r = await this.store.bestAvailable(request(user, eventId, want, policy, ttlSeconds), layout);
+      const sent = request(user, eventId, want, policy, ttlSeconds);
+      const unanswered = { ...sent, seatIds: [], untilMs: Date.now() + sent.ttlMs };
+      const r = await this.unanswered.run(unanswered, () => this.store.bestAvailable(sent, layout));
       if (r.ok) {
         return r.hold;
       }

@@ -1,0 +1,57 @@
+/**
+ * A best-available hold whose reply outlives REDIS_COMMAND_TIMEOUT_MS (a private redis-server paused
+ * with CLIENT PAUSE for 600 ms, the client's timeout 200 ms): Redis picks and holds the seats once it
+ * resumes, though the request was answered 503 without them. The service releases that hold by its id,
+ * so its seats do not stay held for the whole ttl under an id nobody got.
+ */
+import { HoldStore } from '../../apps/seat-api/src/hold-store';
+import { eventually } from '../support/eventually';
+import { PrivateRedis, startPrivateRedis } from '../support/private-redis';
+import { Api, createEvent, startApi } from '../support/seat-api';
+
+jest.setTimeout(60_000);
+
+let redis: PrivateRedis;
+let api: Api;
+let eventId: string;
+let alice: string;
+
+beforeAll(async () => {
+  redis = await startPrivateRedis();
+  api = await startApi({
+    REDIS_URL: redis.url,
+    REDIS_CLUSTER_NODES: '',
+    REDIS_COMMAND_TIMEOUT_MS: '200',
+    RATE_LIMIT_ENABLED: 'false',
+    HOLD_DEFAULT_TTL_SECONDS: '300',
+  });
+  eventId = await createEvent(api, 1, 10);
+  alice = await api.token('alice');
+  // the event loaded (its free-seat index built) and the hold functions loaded before the stall
+  const warm = await best(await api.token('bob'), 1);
+  expect(warm.status).toBe(201);
+});
+afterAll(async () => {
+  await api?.close();
+  await redis?.stop();
+});
+
+const best = (token: string, quantity: number) =>
+  api.call('POST', `/v1/events/${eventId}/holds`, { token, body: { bestAvailable: { quantity } } });
+const heldSeats = async () => {
+  const seats = Array.from({ length: 10 }, (_, i) => `S-A-${i + 1}`);
+  return (await api.app.get(HoldStore).seatConflicts(eventId, seats)).map((c) => c.seatId);
+};
+
+it('a best-available hold answered 503 is undone once Redis answers: only the warm-up seat stays held', async () => {
+  const before = await heldSeats();
+  expect(before).toHaveLength(1);
+  await redis.client.call('CLIENT', 'PAUSE', '600', 'ALL');
+  const r = await best(alice, 3);
+  expect([r.status, r.body.code]).toEqual([503, 'DEPENDENCY_UNAVAILABLE']);
+  await redis.client.ping(); // runs after the pause: Redis has made the hold by now
+  await eventually(async () => (await heldSeats()).length === 1, 5000, 'the unanswered hold undone');
+  const retry = await best(alice, 3);
+  expect(retry.status).toBe(201);
+  expect(retry.body.seatIds).toHaveLength(3);
+});
