@@ -11,6 +11,8 @@ import { SeatApiEnvironment } from './environment';
 import { ExpiryConsumerConfig } from './expiry-consumer-config';
 import { ExpiryConsumerEnvironment } from './expiry-consumer-environment';
 import { ConfigValidationError } from './validate-environment';
+import { WaitlistConfig } from './waitlist-config';
+import { WaitlistEnvironment } from './waitlist-environment';
 
 interface App {
   type: new () => BaseEnvironment;
@@ -27,6 +29,11 @@ const APPS: Record<string, App> = {
     base: { AUTH_JWT_SECRET: 'a-secret-of-sufficient-length', REDIS_URL: 'redis://127.0.0.1:6379' },
   },
   'expiry-consumer': { type: ExpiryConsumerEnvironment, load: (s) => ExpiryConsumerConfig.load(s), base: {} },
+  waitlist: {
+    type: WaitlistEnvironment,
+    load: (s) => WaitlistConfig.load(s),
+    base: { AUTH_JWT_SECRET: 'a-secret-of-sufficient-length' },
+  },
 };
 
 /** The properties of `type` (its own and inherited) that carry the given class-validator check. */
