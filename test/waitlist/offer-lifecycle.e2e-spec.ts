@@ -102,3 +102,33 @@ it('an offer declined by leaving the list goes to the next entry', async () => {
   expect(await h.liveHolds(show.eventId, 'wl-d1')).toEqual([]);
   expect((await h.liveHolds(show.eventId, 'wl-d2'))[0].seatIds).toEqual(show.seatIds);
 });
+
+it("gives the offer the show's longest hold when the show caps holds below WAITLIST_OFFER_TTL_SECONDS", async () => {
+  const created = await h.api.call('POST', '/v1/events', {
+    token: await h.api.token('admin-1', ['admin']),
+    body: {
+      name: 'Short holds',
+      startsAt: '2030-01-01T20:00:00Z',
+      sections: [{ name: 'S', category: 'standard', rows: [{ row: 'A', seats: 2 }] }],
+      settings: { defaultHoldTtlSeconds: 60, maxHoldTtlSeconds: 120 }, // the harness offers for 600 s
+    },
+  });
+  expect(created.status).toBe(201);
+  const eventId: string = created.body.eventId;
+  const seatIds = ['S-A-1', 'S-A-2'];
+  const held = await h.api.call('POST', `/v1/events/${eventId}/holds`, {
+    token: await h.api.token('buyer'),
+    body: { seatIds, ttlSeconds: 60 },
+  });
+  expect(held.status).toBe(201);
+  const entryId = await h.join(eventId, 'wl-t1', 2);
+  await h.release('buyer', { eventId, holdId: held.body.holdId, seatIds });
+
+  await eventually(async () => (await status(eventId))[0][1] === 'OFFERED', 60_000, 'offer');
+  const entry = await h.api.call('GET', `/v1/waitlist/${entryId}`, { token: await h.api.token('wl-t1') });
+  const hold = await h.api.call('GET', `/v1/holds/${entry.body.holdId}`, {
+    token: await h.api.token('wl-t1'),
+  });
+  expect(hold.body.seatIds).toEqual(seatIds);
+  expect(Date.parse(hold.body.expiresAt) - Date.parse(hold.body.createdAt)).toBe(120_000);
+});

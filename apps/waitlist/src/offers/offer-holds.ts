@@ -46,9 +46,25 @@ export class OfferHolds {
     seats: OfferSeats,
     change: { sourceEventId: string; entryId: string },
   ): Promise<OfferHold | OfferRefused> {
-    const { seatApiUrl, ttlSeconds } = this.config.offers;
+    const asked = await this.ask(userId, eventId, seats, change, this.config.offers.ttlSeconds);
+    if ('ttlMaxSeconds' in asked) {
+      // the show caps its holds below WAITLIST_OFFER_TTL_SECONDS: the offer gets the show's longest hold
+      // rather than none (the ask differs, so it has its own key, the same on every retry)
+      const capped = await this.ask(userId, eventId, seats, change, asked.ttlMaxSeconds);
+      return 'ttlMaxSeconds' in capped ? { refused: 'VALIDATION_FAILED' } : capped;
+    }
+    return asked;
+  }
+
+  private async ask(
+    userId: string,
+    eventId: string,
+    seats: OfferSeats,
+    change: { sourceEventId: string; entryId: string },
+    ttlSeconds: number,
+  ): Promise<OfferHold | OfferRefused | { ttlMaxSeconds: number }> {
     const body = JSON.stringify({ ...seats, ttlSeconds });
-    const res = await fetch(`${seatApiUrl}/v1/events/${eventId}/holds`, {
+    const res = await fetch(`${this.config.offers.seatApiUrl}/v1/events/${eventId}/holds`, {
       method: 'POST',
       headers: {
         authorization: `Bearer ${await this.token(userId)}`,
@@ -58,9 +74,16 @@ export class OfferHolds {
       body,
       signal: AbortSignal.timeout(10_000),
     });
-    const answer = (await res.json().catch(() => ({}))) as { code?: string };
+    const answer = (await res.json().catch(() => ({}))) as {
+      code?: string;
+      errors?: { field?: string; message?: string }[];
+    };
     if (res.status === 200 || res.status === 201) {
       return answer as OfferHold;
+    }
+    const ttlMax = answer.errors?.find((e) => e.field === 'ttlSeconds')?.message?.match(/and (\d+)$/);
+    if (ttlMax && Number(ttlMax[1]) < ttlSeconds) {
+      return { ttlMaxSeconds: Number(ttlMax[1]) };
     }
     if (REFUSALS.has(res.status) && answer.code !== 'IDEMPOTENCY_IN_PROGRESS') {
       return { refused: answer.code ?? String(res.status) };
