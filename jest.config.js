@@ -31,6 +31,7 @@ const CLUSTER = [
   'test/expiry/expiry-pipeline.e2e-spec.ts',
   'test/expiry/outbox-faults.e2e-spec.ts',
   'test/expiry/reconciler-isolation.e2e-spec.ts',
+  'test/expiry/seat-status.e2e-spec.ts',
   'test/expiry/shard-ownership.e2e-spec.ts',
   'test/holds/auth.e2e-spec.ts',
   'test/holds/best-available.e2e-spec.ts',

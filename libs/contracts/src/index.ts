@@ -7,3 +7,4 @@ export * from './booking-cancelled/booking-cancelled.record';
 export * from './seat-status/seat-status.event';
 export * from './seat-status/seat-status.schema';
 export * from './seat-status/seat-status.record';
+export * from './asyncapi/asyncapi-document';

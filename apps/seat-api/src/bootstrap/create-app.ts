@@ -12,6 +12,7 @@ import { installJsonBodyParser } from '../common/json-body';
 import { createValidationPipe } from '../common/validation';
 import { enableBrowserSecurity } from './browser-security';
 import { enableGracefulShutdown } from './graceful-shutdown';
+import { setUpAsyncApi } from './openapi/asyncapi';
 import { setUpOpenApi } from './openapi/openapi';
 
 /**
@@ -86,5 +87,6 @@ export async function createSeatApi(moduleRef?: SeatApiModuleRef): Promise<NestF
   // are registered, nothing runs per request); /health and /metrics carry no version
   app.enableVersioning({ type: VersioningType.URI });
   await setUpOpenApi(app);
+  setUpAsyncApi(app);
   return app;
 }

@@ -1,15 +1,39 @@
 import { DistributedLockService } from '@app/distributed-lock';
 import Redis, { Cluster } from 'ioredis';
 import { HoldIds } from './hold-ids';
-import { HoldLayout } from './hold-keys';
+import { HoldLayout, WAKE_KEY } from './hold-keys';
 import { HoldLibrary, holdLibrary, holdScript } from './lua/hold-script';
 import { EVENT_SCRIPT_KEYS, EVENT_SCRIPTS, SWEEP_SHARD } from './lua/manifest';
 
 /** The scripts the store runs on one event's keys (lua/manifest.ts). */
 export type EventScriptName = keyof typeof EVENT_SCRIPTS;
 
-/** The store's scripts as one function library (lua/hold-script.ts): built once per process. */
-const LIBRARY: HoldLibrary = holdLibrary({ ...EVENT_SCRIPTS, holdSweepShard: SWEEP_SHARD });
+/**
+ * The store's scripts as one function library (lua/hold-script.ts), with the seat.status records or
+ * without (SEAT_STATUS_STREAM_ENABLED): each built once per process, when first asked for.
+ */
+const LIBRARIES = new Map<boolean, HoldLibrary>();
+function libraryOf(statusStream: boolean): HoldLibrary {
+  let library = LIBRARIES.get(statusStream);
+  if (!library) {
+    library = holdLibrary({ ...EVENT_SCRIPTS, holdSweepShard: SWEEP_SHARD }, statusStream);
+    LIBRARIES.set(statusStream, library);
+  }
+  return library;
+}
+
+/** The scripts that record a change for the seat.status topic (lua/hold-lifecycle.lua status_change). */
+const STATUS_WRITERS: ReadonlySet<string> = new Set<EventScriptName>([
+  'holdCreate',
+  'holdBestAvailable',
+  'holdExtend',
+  'holdRelease',
+  'holdForceRelease',
+  'holdFinishConfirm',
+]);
+
+/** A shard's owner is woken at most once per this long per instance for the records written meanwhile. */
+export const STATUS_WAKE_MS = 50;
 
 /** Redis's answer to an FCALL of a function it does not have (library never loaded, or lost). */
 const NOT_LOADED = /function not found/i;
@@ -27,13 +51,19 @@ const NOT_LOADED = /function not found/i;
  */
 export class HoldScripts {
   private loading: Promise<void> | null = null;
+  private readonly library: HoldLibrary;
+  /** Shards whose owner is to be woken for the records written since (wakeRelay). */
+  private readonly toWake = new Set<number>();
 
   constructor(
     private readonly redis: Redis,
     readonly layout: HoldLayout,
     private readonly locks: DistributedLockService,
     private readonly retentionMs: number,
-  ) {}
+    private readonly statusStream = true,
+  ) {
+    this.library = libraryOf(statusStream);
+  }
 
   /** Loads the library on every master (each one's slots run its functions); idempotent. */
   load(): Promise<void> {
@@ -42,7 +72,7 @@ export class HoldScripts {
   }
 
   private async loadEverywhere(): Promise<void> {
-    const load = (node: Redis) => node.call('FUNCTION', 'LOAD', 'REPLACE', LIBRARY.code);
+    const load = (node: Redis) => node.call('FUNCTION', 'LOAD', 'REPLACE', this.library.code);
     const cluster = this.redis as unknown as Cluster;
     if (this.redis instanceof Cluster || typeof cluster.nodes === 'function') {
       await Promise.all(cluster.nodes('master').map(load));
@@ -56,7 +86,7 @@ export class HoldScripts {
    * lock's acquire); only a Redis without the library costs a second round trip.
    */
   private async fcall(script: string, numberOfKeys: number, args: (string | number)[]): Promise<unknown> {
-    const fn = LIBRARY.functions[script];
+    const fn = this.library.functions[script];
     try {
       return await this.redis.fcall(fn, numberOfKeys, ...args);
     } catch (e) {
@@ -78,13 +108,39 @@ export class HoldScripts {
    * `moreKeys` follow the event's keys (KEYS[EVENT_SCRIPT_KEYS + 1..]): keys of the same slot that the
    * script reads, such as the seat locks whose ownership it checks.
    */
-  onEvent(
+  async onEvent(
     name: EventScriptName,
     eventId: string,
     args: (string | number)[],
     moreKeys: readonly string[] = [],
   ): Promise<unknown> {
-    return this.fcall(name, EVENT_SCRIPT_KEYS + moreKeys.length, this.eventCall(eventId, args, moreKeys));
+    const reply = await this.fcall(
+      name,
+      EVENT_SCRIPT_KEYS + moreKeys.length,
+      this.eventCall(eventId, args, moreKeys),
+    );
+    if (this.statusStream && STATUS_WRITERS.has(name)) {
+      this.wakeRelay(this.layout.shardOf(eventId));
+    }
+    return reply;
+  }
+
+  /**
+   * The relay reads the streams of the shards the sweeper just swept (expiry/outbox/outbox-meter.ts), and a
+   * hold's own changes are not due work: the shard's entry in the wake index is set to 0 so that its owner,
+   * whichever instance, sweeps it at its next tick and the relay publishes what was written. One ZADD per
+   * shard per STATUS_WAKE_MS, sent after every write of that time (its scripts answered first), not
+   * waited for: one that is lost delays the records to the shard's next sweep, it never loses them.
+   */
+  private wakeRelay(shard: number): void {
+    if (this.toWake.has(shard)) {
+      return;
+    }
+    this.toWake.add(shard);
+    setTimeout(() => {
+      this.toWake.delete(shard);
+      void this.redis.zadd(WAKE_KEY, 'LT', 0, shard).catch(() => undefined);
+    }, STATUS_WAKE_MS).unref();
   }
 
   /**

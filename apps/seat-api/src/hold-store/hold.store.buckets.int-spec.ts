@@ -285,7 +285,7 @@ it('writes one event’s SeatExpired records in expireAt order when its backlog 
       }
       return f;
     })
-    .filter((f) => f.get('eventId') === eventId)
+    .filter((f) => f.get('eventId') === eventId && f.get('type') === 'SeatExpired')
     .map((f) => Number(f.get('expireAt')));
   expect(expireAts).toHaveLength(150);
   expect(expireAts).toEqual([...expireAts].sort((a, b) => a - b));

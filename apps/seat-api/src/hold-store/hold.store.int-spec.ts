@@ -29,7 +29,7 @@ afterAll(() => redis.quit());
 const hold = (eventId: string, seatIds: string[], o: TestHold = {}) => createHold(store, eventId, seatIds, o);
 
 async function outbox(eventId: string) {
-  // the shard's stream: this event's records only
+  // the shard's stream: this event's SeatExpired records only (it carries the holds' seat.status changes too)
   const entries = await redis.xrange(store.eventOutboxKey(eventId), '-', '+');
   return entries
     .map(([, fields]) => {
@@ -39,7 +39,7 @@ async function outbox(eventId: string) {
       }
       return o;
     })
-    .filter((o) => o.eventId === eventId);
+    .filter((o) => o.eventId === eventId && o.type === 'SeatExpired');
 }
 
 describe('HoldStore', () => {

@@ -50,7 +50,7 @@ const beginConfirm = async (holdId: string, eventId: string, timeoutMs = 60_000)
 const states = async (eventId: string) => Object.fromEntries(await seatStates(store, eventId));
 const outboxSeats = async (eventId: string) =>
   (await redis.xrange(store.eventOutboxKey(eventId), '-', '+'))
-    .filter(([, f]) => f[f.indexOf('eventId') + 1] === eventId)
+    .filter(([, f]) => f[f.indexOf('eventId') + 1] === eventId && f[f.indexOf('type') + 1] === 'SeatExpired')
     .map(([, f]) => f[f.indexOf('seatId') + 1]);
 
 /** Waits on Redis's clock (the store's only clock) until `atMs` has passed. */

@@ -45,7 +45,13 @@ export class HoldStore implements OnModuleInit {
     locks: DistributedLockService,
   ) {
     this.layout = new HoldLayout(config.holds.shards);
-    this.scripts = new HoldScripts(redis, this.layout, locks, config.holds.retentionSeconds * 1000);
+    this.scripts = new HoldScripts(
+      redis,
+      this.layout,
+      locks,
+      config.holds.retentionSeconds * 1000,
+      config.expiry.statusStreamEnabled,
+    );
     defineSeatConflicts(redis); // before any traffic: see defineSeatConflicts
     this.eventRetentionMs = config.holds.eventRetentionSeconds * 1000;
     this.acks = new ReplicaAcks(redis, config.replicaAck);

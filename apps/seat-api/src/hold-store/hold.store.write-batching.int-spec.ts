@@ -117,7 +117,7 @@ it('a 4-seat hold, its extension and its release write the seats hash once each,
   // seats, the hold's record, the user index, the event's counters: one HSET each
   expect(calls.hset).toBe(4);
   expect(calls.hincrby ?? 0).toBe(0);
-  expect(calls.xadd).toBe(1); // the change-log entry
+  expect(calls.xadd).toBe(2); // the change-log entry and the HoldCreated outbox record (seat.status)
   const meta = store.layout.eventKeys(eventId).meta;
   expect(await redis.hmget(meta, 'v', 'held', 'hn')).toEqual(['2', '5', '2']);
 

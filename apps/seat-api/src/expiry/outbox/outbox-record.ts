@@ -7,23 +7,33 @@ import {
   SEAT_EXPIRED_TYPE,
   SeatExpiredCloudEvent,
   seatExpiredEvent,
+  SeatStatusCloudEvent,
 } from '@app/contracts';
+import { seatStatusFrom } from './status-record';
 
 /** An outbox stream entry as XRANGE returns it: id and the field list XADD wrote. */
 export type OutboxEntry = [id: string, fields: string[]];
 
-/** What the outbox carries to Kafka, each on the seat-expired topic (one show's seat changes in order). */
-export type OutboxEvent = SeatExpiredCloudEvent | BookingCancelledCloudEvent;
+/**
+ * What the outbox carries to Kafka: every seat change, on seat.status; SeatExpired and BookingCancelled
+ * also on seat.expired, as before seat.status existed (SeatExpiredPublisher routes them).
+ */
+export type OutboxEvent = SeatStatusCloudEvent;
 
-/** The CloudEvent of an outbox record of either type, or null when it cannot become one (see below). */
+/** The CloudEvent of an outbox record of any type, or null when it cannot become one (see below). */
 export function eventFromOutbox(fields: string[]): OutboxEvent | null {
   const byName = fieldsByName(fields);
-  return byName[C.type] === BOOKING_CANCELLED_TYPE
-    ? bookingCancelledFrom(byName)
-    : seatExpiredFromOutbox(fields);
+  switch (byName[C.type]) {
+    case BOOKING_CANCELLED_TYPE:
+      return bookingCancelledFrom(byName);
+    case SEAT_EXPIRED_TYPE:
+      return seatExpiredFromOutbox(fields);
+    default:
+      return seatStatusFrom(byName);
+  }
 }
 
-function fieldsByName(fields: string[]): Record<string, string> {
+export function fieldsByName(fields: string[]): Record<string, string> {
   const byName: Record<string, string> = {};
   for (let i = 0; i < fields.length; i += 2) {
     byName[fields[i]] = fields[i + 1];

@@ -1,10 +1,12 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { Kafka, Producer } from 'kafkajs';
+import { Kafka, Message, Producer } from 'kafkajs';
 import { AppConfig } from '@app/config';
 import {
   BOOKING_CANCELLED_TYPE,
   bookingCancelledKafkaMessage,
+  SEAT_EXPIRED_TYPE,
   seatExpiredKafkaMessage,
+  seatStatusKafkaMessage,
 } from '@app/contracts';
 import { KAFKA } from '@app/kafka';
 import { expiryLag, published, sweepLag } from '../expiry.metrics';
@@ -20,8 +22,13 @@ export class KafkaPublishError extends Error {
 }
 
 /**
- * Publishes the outbox's batches (SeatExpired, and BookingCancelled on the same topic) with one idempotent producer (acks=all, one request in flight, so a
- * retried batch neither duplicates nor reorders), connected on first use. Every failure is a
+ * Publishes the outbox's batches with one idempotent producer (acks=all, one request in flight, so a
+ * retried batch neither duplicates nor reorders), connected on first use. Routing: every record goes to
+ * seat.status (KAFKA_TOPIC_SEAT_STATUS); SeatExpired and BookingCancelled also to seat.expired, exactly
+ * as before seat.status existed, for its consumers. Both topics in one request (sendBatch): a batch is
+ * acknowledged on both or retried on both, so neither topic misses a record the outbox let go of; a
+ * retry may repeat one on either topic, with the same id. With SEAT_STATUS_STREAM_ENABLED off, seat.status
+ * gets only records written for it alone (none from the hold scripts then). Every failure is a
  * KafkaPublishError, so callers can tell it from a Redis error. `discard()` drops a producer that may be
  * broken; the next publish connects a new one.
  */
@@ -38,22 +45,34 @@ export class SeatExpiredPublisher implements OnApplicationShutdown {
     if (events.length === 0) {
       return;
     }
+    const { seatExpiredTopic, seatStatusTopic } = this.config.kafka;
+    const expiredTopic: Message[] = [];
+    const statusTopic: Message[] = [];
+    for (const ce of events) {
+      if (ce.type === SEAT_EXPIRED_TYPE || ce.type === BOOKING_CANCELLED_TYPE) {
+        expiredTopic.push(
+          ce.type === SEAT_EXPIRED_TYPE ? seatExpiredKafkaMessage(ce) : bookingCancelledKafkaMessage(ce),
+        );
+        if (!this.config.expiry.statusStreamEnabled) {
+          continue;
+        }
+      }
+      statusTopic.push(seatStatusKafkaMessage(ce));
+    }
+    const topicMessages = [
+      { topic: seatExpiredTopic, messages: expiredTopic },
+      { topic: seatStatusTopic, messages: statusTopic },
+    ].filter((t) => t.messages.length > 0);
     try {
       const producer = await this.connected();
-      await producer.send({
-        topic: this.config.kafka.seatExpiredTopic,
-        acks: -1,
-        messages: events.map((ce) =>
-          ce.type === BOOKING_CANCELLED_TYPE ? bookingCancelledKafkaMessage(ce) : seatExpiredKafkaMessage(ce),
-        ),
-      });
+      await producer.sendBatch({ acks: -1, topicMessages });
     } catch (e) {
       throw new KafkaPublishError(e);
     }
     const now = Date.now();
     let expired = 0;
     for (const ce of events) {
-      if (ce.type === BOOKING_CANCELLED_TYPE) {
+      if (ce.type !== SEAT_EXPIRED_TYPE) {
         continue; // no due time: the expiry lags and count measure expiries only
       }
       expired++;

@@ -93,6 +93,7 @@ set_seats(seats, 'H', hid, h.expire, token)
 save(h)
 hold_record_added()
 due_add(h.expire, hid)
+status_change(SEAT_STATUS.CREATED, h, seats, SEAT_STATUS_FIELDS.expireAt, h.expire)
 live[#live + 1] = hid
 update_user_holds(user, function() return table.concat(live, ',') end)
 if action ~= '' then

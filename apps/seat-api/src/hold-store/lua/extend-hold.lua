@@ -23,4 +23,6 @@ set_seats(h.seats, 'H', h.hid, expire, token)
 h.expire, h.ext, h.fence, h.xkey = expire, h.ext + 1, token, request
 save(h)
 due_add(expire, h.hid)
+status_change(SEAT_STATUS.EXTENDED, h, h.seats, SEAT_STATUS_FIELDS.expireAt, expire,
+  SEAT_STATUS_FIELDS.extension, h.ext)
 return { 'OK', view(h) }

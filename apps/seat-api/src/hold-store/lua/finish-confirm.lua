@@ -12,4 +12,5 @@ for _, s in ipairs(h.seats) do
   if state ~= 'B' or hid == h.hid then set_seat(s, 'B', h.hid, 0, fence) end
 end
 finish(h, 'CONFIRMED')
+status_change(SEAT_STATUS.CONFIRMED, h, h.seats, SEAT_STATUS_FIELDS.orderId, h.order)
 return { 'OK', view(h) }

@@ -20,6 +20,7 @@ if not fence_ok(highest, token) then return { 'STALE_FENCING_TOKEN', view(h) } e
 set_seats(mine, 'F', '', 0, token)
 h.fence = token
 finish(h, 'RELEASED')
+status_change(SEAT_STATUS.RELEASED, h, mine, SEAT_STATUS_FIELDS.reason, RELEASE_REASON.FORCE_RELEASED)
 redis.call('HSET', ledger, action, 'A')
 redis.call('PEXPIRE', ledger, ARGV[7])
 return { 'OK', view(h) }

@@ -16,6 +16,18 @@ local function finish(h, status)
   drop_user_hold(h.user, h.hid)
 end
 
+-- Records a change of hold h for the seat.status topic in the shard's outbox (SEAT_STATUS_FIELDS), in the
+-- atomic step that makes it, as expire() records its SeatExpired: the relay publishes them all in the order
+-- written, so one show's changes reach Kafka in order. `seats`: the seats it concerns; `...`: the fields of
+-- its type, name then value. Nothing is written while the stream is off (SEAT_STATUS_STREAM, a constant of
+-- the loaded library).
+local function status_change(kind, h, seats, ...)
+  if SEAT_STATUS_STREAM == 0 then return end
+  local S = SEAT_STATUS_FIELDS
+  redis.call('XADD', K_OUTBOX, '*', S.type, kind, S.eventId, EVENT_ID, S.holdId, ID_PREFIX .. h.hid,
+    S.userId, h.user, S.seatIds, table.concat(seats, ','), S.at, NOW, ...)
+end
+
 -- Frees the seats of a hold whose time ran out and records one SeatExpired per seat in the outbox,
 -- in this same atomic step: a seat is never freed without its event, nor an event written twice.
 -- Only seats the hold still holds are freed and recorded (a seat booked meanwhile stays BOOKED);

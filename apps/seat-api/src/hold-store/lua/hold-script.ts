@@ -6,12 +6,18 @@ import { HOLD_CONSTANTS, HOLD_HELPERS } from './manifest';
 /**
  * What every hold script runs on: the manifest's constants, the lock library's ownership check
  * (LOCK_OWNED_LUA, its documented contract for a store's own scripts) and the helper files.
+ * `statusStream`: whether the scripts record their changes for the seat.status topic
+ * (SEAT_STATUS_STREAM_ENABLED); a constant of the code, so the library's name differs with it.
  */
-export const HOLD_DEFINITIONS = [
-  luaConstants(HOLD_CONSTANTS),
-  LOCK_OWNED_LUA,
-  ...HOLD_HELPERS.map((file) => readLua(__dirname, file)),
-].join('\n');
+export function holdDefinitions(statusStream = true): string {
+  return [
+    luaConstants({ ...HOLD_CONSTANTS, SEAT_STATUS_STREAM: statusStream ? 1 : 0 }),
+    LOCK_OWNED_LUA,
+    ...HOLD_HELPERS.map((file) => readLua(__dirname, file)),
+  ].join('\n');
+}
+
+export const HOLD_DEFINITIONS = holdDefinitions();
 
 /**
  * A hold script's body (a file of this folder, or a test's own Lua) as one EVAL: the definitions, begin(),
@@ -51,12 +57,16 @@ export interface HoldLibrary {
  * library locals that begin() resets, and Redis runs one function at a time. The name carries a hash of
  * the code, so during a rolling deploy each version calls its own functions.
  */
-export function holdLibrary(scripts: Record<string, Pick<LuaScriptSpec, 'file'>>): HoldLibrary {
+export function holdLibrary(
+  scripts: Record<string, Pick<LuaScriptSpec, 'file'>>,
+  statusStream = true,
+): HoldLibrary {
+  const definitions = holdDefinitions(statusStream);
   const bodies = Object.entries(scripts).map(
     ([name, spec]) => [name, readLua(__dirname, spec.file)] as const,
   );
   const hash = createHash('sha1')
-    .update(HOLD_DEFINITIONS)
+    .update(definitions)
     .update(JSON.stringify(bodies))
     .digest('hex')
     .slice(0, 12);
@@ -66,7 +76,7 @@ export function holdLibrary(scripts: Record<string, Pick<LuaScriptSpec, 'file'>>
     `#!lua name=${name}`,
     '-- per call: set by each function wrapper before begin()',
     'local KEYS, ARGV',
-    HOLD_DEFINITIONS,
+    definitions,
   ];
   for (const [script, body] of bodies) {
     const fn = `${script}_${hash}`;

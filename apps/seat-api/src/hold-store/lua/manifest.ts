@@ -1,8 +1,14 @@
 import {
   BOOKING_CANCELLED_RECORD_FIELDS,
   BOOKING_CANCELLED_TYPE,
+  HOLD_CONFIRMED_TYPE,
+  HOLD_CREATED_TYPE,
+  HOLD_EXTENDED_TYPE,
+  HOLD_RELEASE_REASONS,
+  HOLD_RELEASED_TYPE,
   SEAT_EXPIRED_RECORD_FIELDS,
   SEAT_EXPIRED_TYPE,
+  SEAT_STATUS_RECORD_FIELDS,
 } from '@app/contracts';
 import type { LuaScriptSpec } from '@app/redis';
 
@@ -89,6 +95,15 @@ export const HOLD_CONSTANTS = {
   SEAT_EXPIRED_TYPE,
   BOOKING_CANCELLED_FIELDS: BOOKING_CANCELLED_RECORD_FIELDS,
   BOOKING_CANCELLED_TYPE,
+  // a hold's changes for the seat.status topic (hold-lifecycle.lua status_change)
+  SEAT_STATUS_FIELDS: SEAT_STATUS_RECORD_FIELDS,
+  SEAT_STATUS: {
+    CREATED: HOLD_CREATED_TYPE,
+    EXTENDED: HOLD_EXTENDED_TYPE,
+    RELEASED: HOLD_RELEASED_TYPE,
+    CONFIRMED: HOLD_CONFIRMED_TYPE,
+  },
+  RELEASE_REASON: HOLD_RELEASE_REASONS,
   BLOCKED_HID,
   // how long a deleted event's tombstone stays (event-retention.lua): far longer than any clock skew or
   // delayed request, short enough that ended events do not add up in Redis for ever

@@ -1,0 +1,80 @@
+import {
+  HOLD_CONFIRMED_TYPE,
+  HOLD_CREATED_TYPE,
+  HOLD_EXTENDED_TYPE,
+  HOLD_RELEASE_REASONS,
+  HOLD_RELEASED_TYPE,
+  holdConfirmedEvent,
+  holdCreatedEvent,
+  holdExtendedEvent,
+  HoldReleaseReason,
+  holdReleasedEvent,
+  SEAT_STATUS_RECORD_FIELDS as S,
+  SeatStatusCloudEvent,
+  WAITLIST_OFFER_MADE_TYPE,
+  waitlistOfferMadeEvent,
+} from '@app/contracts';
+
+const REASONS: ReadonlySet<string> = new Set(Object.values(HOLD_RELEASE_REASONS));
+
+/**
+ * The CloudEvent of a seat-status record (SEAT_STATUS_RECORD_FIELDS: hold-store/lua/hold-lifecycle.lua
+ * status_change, or a waiting list's offer), or null when its type is unknown or a field it needs is
+ * missing (a record of another version): such a record could never be published, and is moved aside.
+ */
+export function seatStatusFrom(byName: Record<string, string>): SeatStatusCloudEvent | null {
+  const f = (field: keyof typeof S): string | undefined => byName[S[field]] || undefined;
+  const ms = (field: keyof typeof S): Date | null => {
+    const n = Number(f(field) ?? NaN);
+    return Number.isFinite(n) ? new Date(n) : null;
+  };
+  const eventId = f('eventId');
+  const holdId = f('holdId');
+  const userId = f('userId');
+  const seats = byName[S.seatIds];
+  const at = ms('at');
+  if (!eventId || !holdId || !userId || seats === undefined || !at) {
+    return null;
+  }
+  const hold = { eventId, holdId, userId, seatIds: seats ? seats.split(',') : [] };
+  const expireAt = ms('expireAt');
+  switch (byName[S.type]) {
+    case HOLD_CREATED_TYPE:
+      return expireAt && holdCreatedEvent({ ...hold, expireAt: expireAt.toISOString() }, at);
+    case HOLD_EXTENDED_TYPE: {
+      const extension = Number(f('extension') ?? NaN);
+      return expireAt && Number.isInteger(extension) && extension > 0
+        ? holdExtendedEvent({ ...hold, expireAt: expireAt.toISOString(), extension }, at)
+        : null;
+    }
+    case HOLD_RELEASED_TYPE: {
+      const reason = f('reason');
+      return reason && REASONS.has(reason)
+        ? holdReleasedEvent({ ...hold, reason: reason as HoldReleaseReason }, at)
+        : null;
+    }
+    case HOLD_CONFIRMED_TYPE: {
+      const orderId = f('orderId');
+      return orderId ? holdConfirmedEvent({ ...hold, orderId }, at) : null;
+    }
+    case WAITLIST_OFFER_MADE_TYPE: {
+      const entryId = f('entryId');
+      const offerExpiresAt = ms('offerExpiresAt');
+      return entryId && offerExpiresAt
+        ? waitlistOfferMadeEvent(
+            {
+              eventId,
+              entryId,
+              userId,
+              holdId,
+              seatIds: hold.seatIds,
+              offerExpiresAt: offerExpiresAt.toISOString(),
+            },
+            at,
+          )
+        : null;
+    }
+    default:
+      return null;
+  }
+}
