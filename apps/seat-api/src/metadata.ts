@@ -67,6 +67,7 @@ export default async () => {
             CreateEventSettingsDto: {
               sales: { required: false, nullable: true, enum: ['OPEN', 'CLOSED'] },
               orphanRule: { required: false, enum: ['none', 'no-single-gaps'] },
+              accessibleSeatsForAll: { required: false, enum: ['never', 'when-others-gone'] },
             },
           },
         ],
@@ -154,6 +155,7 @@ export default async () => {
                 isArray: true,
               },
               orphanRule: { required: true, enum: ['none', 'no-single-gaps'] },
+              accessibleSeatsForAll: { required: true, enum: ['never', 'when-others-gone'] },
             },
             EventSummaryView: {
               eventId: { required: true, type: () => String },

@@ -82,6 +82,7 @@ export class CatalogueService implements OnModuleDestroy {
         seatCount: seats.length,
         ...ownColumns(dto.settings),
         orphanRule: dto.settings?.orphanRule ?? this.orphanRule,
+        accessibleSeatsForAll: dto.settings?.accessibleSeatsForAll ?? 'when-others-gone',
       });
       for (let i = 0; i < seats.length; i += 2000) {
         await tx.insert(SeatEntity, seats.slice(i, i + 2000));

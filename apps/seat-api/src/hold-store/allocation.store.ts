@@ -74,6 +74,8 @@ export class AllocationStore {
       category?: string;
       /** Only wheelchair places and their companion seats, at least one place among them. */
       accessible?: boolean;
+      /** An ordinary request may have wheelchair places and companion seats when no block of others fits. */
+      accessibleWhenOthersGone?: boolean;
       ttlMs: number;
       maxLifetimeMs: number;
       maxSeatsPerUser: number;
@@ -113,6 +115,7 @@ export class AllocationStore {
       p.section ?? '',
       p.category ?? '',
       p.accessible ? '1' : '',
+      p.accessibleWhenOthersGone ? '1' : '',
     ];
     // the prefix of the event's seat lock keys (holds/seat-lock.ts): the script sees which seats are locked
     const lockPrefix = this.locks.lockKey(this.store.layout.seatLockKeys(p.eventId, [''])[0]);

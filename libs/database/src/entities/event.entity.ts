@@ -8,6 +8,13 @@ export type OrphanRule = 'none' | 'no-single-gaps';
 export const ORPHAN_RULES: readonly OrphanRule[] = ['none', 'no-single-gaps'];
 
 /**
+ * Whether a best-available request that does not ask for accessible seats may get wheelchair places and
+ * companion seats: 'never', or 'when-others-gone' (only when no block of other seats fits the request).
+ */
+export type AccessibleSeatsForAll = 'never' | 'when-others-gone';
+export const ACCESSIBLE_SEATS_FOR_ALL: readonly AccessibleSeatsForAll[] = ['never', 'when-others-gone'];
+
+/**
  * A show on a date: the unit that seats, holds and bookings belong to.
  * Constraints, indexes and foreign keys in these entities repeat what the migrations create, under the
  * names PostgreSQL gave them there, so `migration:generate` sees no difference (entities-match-migrations.int-spec).
@@ -17,6 +24,7 @@ export const ORPHAN_RULES: readonly OrphanRule[] = ['none', 'no-single-gaps'];
 @Check('events_seat_count_check', 'seat_count > 0')
 @Check('events_sales_check', `sales IN ('OPEN', 'CLOSED', 'CANCELLED')`)
 @Check('events_orphan_rule_check', `orphan_rule IN ('none', 'no-single-gaps')`)
+@Check('events_accessible_seats_for_all_check', `accessible_seats_for_all IN ('never', 'when-others-gone')`)
 // the event list pages by start time
 @Index('events_starts_at_idx', ['startsAt', 'id'])
 export class EventEntity {
@@ -64,4 +72,8 @@ export class EventEntity {
   /** Set at creation, never changed (the hold store keeps it with the event's free-seat index). */
   @Column('text', { name: 'orphan_rule', default: 'none' })
   orphanRule!: OrphanRule;
+
+  /** Set at creation, never changed. */
+  @Column('text', { name: 'accessible_seats_for_all', default: 'never' })
+  accessibleSeatsForAll!: AccessibleSeatsForAll;
 }

@@ -23,9 +23,9 @@ export { WAITLIST_STATUSES } from './waitlist-entry.entity';
 export type { WaitlistStatus } from './waitlist-entry.entity';
 export type { AuditEntryStatus } from './audit-entry.entity';
 export type { BookingStatus } from './booking.entity';
-export type { OrphanRule, SalesState } from './event.entity';
+export type { AccessibleSeatsForAll, OrphanRule, SalesState } from './event.entity';
 export type { SeatAccess } from './seat.entity';
-export { ORPHAN_RULES } from './event.entity';
+export { ACCESSIBLE_SEATS_FOR_ALL, ORPHAN_RULES } from './event.entity';
 
 export const ALL_ENTITIES = [
   EventEntity,

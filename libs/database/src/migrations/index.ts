@@ -5,6 +5,7 @@ import { EventSettings1764200000000 } from './1764200000000-event-settings';
 import { AuditEntries1764300000000 } from './1764300000000-audit-entries';
 import { OrphanRule1764600000000 } from './1764600000000-orphan-rule';
 import { SeatAccessRank1764610000000 } from './1764610000000-seat-access-rank';
+import { AccessibleSeatsForAll1764620000000 } from './1764620000000-accessible-seats-for-all';
 import { BookingCancel1764410000000 } from './1764410000000-booking-cancel';
 import { Waitlist1764500000000 } from './1764500000000-waitlist';
 import { SeatBlocks1764420000000 } from './1764420000000-seat-blocks';
@@ -21,4 +22,5 @@ export const ALL_MIGRATIONS = [
   Waitlist1764500000000,
   OrphanRule1764600000000,
   SeatAccessRank1764610000000,
+  AccessibleSeatsForAll1764620000000,
 ];

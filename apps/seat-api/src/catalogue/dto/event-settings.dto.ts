@@ -1,6 +1,11 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, Max, Min, ValidateIf } from 'class-validator';
-import { ORPHAN_RULES, type OrphanRule } from '@app/database';
+import {
+  ACCESSIBLE_SEATS_FOR_ALL,
+  type AccessibleSeatsForAll,
+  ORPHAN_RULES,
+  type OrphanRule,
+} from '@app/database';
 
 const OWN = "the event's own value; null or left out: the deployment's (HOLD_* environment)";
 
@@ -103,4 +108,15 @@ export class CreateEventSettingsDto extends EventSettingsDto {
   @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
   @IsIn(ORPHAN_RULES)
   orphanRule?: OrphanRule;
+
+  @ApiPropertyOptional({
+    enum: ACCESSIBLE_SEATS_FOR_ALL,
+    default: 'when-others-gone',
+    description:
+      'Wheelchair places and companion seats in best-available holds that do not ask for accessible seats: never, or when-others-gone (only once no block of other seats fits the request, so they are not left unsold). Set at creation only',
+  })
+  // may be left out, not sent as null
+  @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
+  @IsIn(ACCESSIBLE_SEATS_FOR_ALL)
+  accessibleSeatsForAll?: AccessibleSeatsForAll;
 }

@@ -1,5 +1,5 @@
 import type { AppConfig } from '@app/config';
-import type { EventEntity, OrphanRule, SalesState } from '@app/database';
+import type { AccessibleSeatsForAll, EventEntity, OrphanRule, SalesState } from '@app/database';
 
 /** The hold limits an event may set for itself (EventEntity columns; null: the deployment's value). */
 export interface HoldLimits {
@@ -43,6 +43,8 @@ export interface EventPolicy {
   retainUntilMs: number;
   /** Set at creation, never changed: the hold store keeps it with the event's free-seat index. */
   orphanRule: OrphanRule;
+  /** Set at creation, never changed: whether ordinary best-available requests may get accessible seats. */
+  accessibleSeatsForAll: AccessibleSeatsForAll;
 }
 
 /** The deployment's limits: every event's that does not set its own. */
@@ -79,6 +81,7 @@ export function policyOf(event: EventEntity, config: AppConfig): EventPolicy {
     own,
     retainUntilMs: event.startsAt.getTime() + config.holds.eventRetentionSeconds * 1000,
     orphanRule: event.orphanRule,
+    accessibleSeatsForAll: event.accessibleSeatsForAll,
   };
 }
 

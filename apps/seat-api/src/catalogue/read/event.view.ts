@@ -1,5 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ORPHAN_RULES, type OrphanRule, type SalesState } from '@app/database';
+import {
+  ACCESSIBLE_SEATS_FOR_ALL,
+  type AccessibleSeatsForAll,
+  ORPHAN_RULES,
+  type OrphanRule,
+  type SalesState,
+} from '@app/database';
 import { EventPolicy, HOLD_LIMIT_NAMES, HoldLimitName } from '../policy/event-policy';
 
 const SALES = ['OPEN', 'CLOSED', 'CANCELLED'];
@@ -30,6 +36,12 @@ export class EventSettingsView {
       'no-single-gaps: a hold by seat ids may not leave one free seat alone in its row; set at creation',
   })
   orphanRule!: OrphanRule;
+  @ApiProperty({
+    enum: ACCESSIBLE_SEATS_FOR_ALL,
+    description:
+      'never: wheelchair places and companion seats go to accessible best-available requests only; when-others-gone: an ordinary request gets them too once no block of other seats fits it; set at creation',
+  })
+  accessibleSeatsForAll!: AccessibleSeatsForAll;
 
   static of(p: EventPolicy): EventSettingsView {
     return {
@@ -37,6 +49,7 @@ export class EventSettingsView {
       ...p.limits,
       ownLimits: HOLD_LIMIT_NAMES.filter((n) => n in p.own),
       orphanRule: p.orphanRule,
+      accessibleSeatsForAll: p.accessibleSeatsForAll,
     };
   }
 }

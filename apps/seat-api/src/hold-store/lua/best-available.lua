@@ -2,8 +2,9 @@
 -- ARGV[4] hid, [5] userId, [6] ttlMs, [7] maxLifetimeMs, [8] maxSeatsPerUser, [9] the policy version
 -- the caller checked or '', [10] the hold's extension cap or '', [11] its ttl cap (ms) or '', [12] quantity
 -- (1 .. ALLOCATION_MAX_SEATS), [13] section or '', [14] category or '', [15] '1' for wheelchair places and
--- their companion seats only (at least one place in the block). KEYS[EVENT_SCRIPT_KEYS + 1] is the
--- prefix of the event's seat lock keys (its seat id appended: holds/seat-lock.ts).
+-- their companion seats only (at least one place in the block), [16] '1' when an ordinary request may have
+-- them once no block of other seats fits it (the event's accessibleSeatsForAll). KEYS[EVENT_SCRIPT_KEYS + 1]
+-- is the prefix of the event's seat lock keys (its seat id appended: holds/seat-lock.ts).
 --
 -- The seat lock. A hold by seat ids locks its seats before its script runs (@DistributedLock); this one
 -- cannot, since its seats are known only here. It needs no lock of its own: the script is atomic, picks
@@ -24,6 +25,10 @@
 local hid, user, ttl, lifetime = ARGV[4], ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
 local limit, q, section, category = tonumber(ARGV[8]), tonumber(ARGV[12]), ARGV[13], ARGV[14]
 local accessible = ARGV[15] == '1'
+-- a second search, over every free seat, for an ordinary request no block of other seats fits: so the
+-- places are sold at the end rather than left empty, yet never taken while other seats would do
+local othersGone = ARGV[16] == '1' and not accessible
+local everyone = false
 local lockPrefix = KEYS[EVENT_SCRIPT_KEYS + 1]
 if event_ended() then return { 'EVENT_ENDED' } end
 if ARGV[9] ~= '' then
@@ -44,6 +49,7 @@ end
 -- The seats of a row this request may have, as a free string: wheelchair places and companion seats
 -- only go to a request that asks for them, and such a request gets nothing else.
 local function for_request(free, access)
+  if everyone then return free end
   if access == '' then return accessible and string.rep('0', #free) or free end
   local chars = {}
   for i = 1, #free do
@@ -96,30 +102,37 @@ local pick, pickRow, fallback, fallbackRow
 local PAGE = 64
 -- the rows that may have a block: with q free seats side by side, or (accessible) with a wheelchair place
 local candidates = accessible and base .. 'acc' or base .. 'runs:' .. q
-local from = 0
-while pick == nil do
-  local rows = redis.call('ZRANGE', candidates, from, from + PAGE - 1)
-  if #rows == 0 then break end
-  local infos = redis.call('HMGET', K_ROWINFO, unpack(rows))
-  local frees = redis.call('HMGET', K_ROWS, unpack(rows))
-  for i, rowKey in ipairs(rows) do
-    if frees[i] and infos[i] then
-      local ok, access = row_info(infos[i])
-      if ok then
-        local s, orphan = choose(rowKey, for_request(frees[i], access), access)
-        if s ~= nil then
-          if not orphan then
-            pick, pickRow = s, rowKey
-            break
+local function search()
+  local from = 0
+  while pick == nil do
+    local rows = redis.call('ZRANGE', candidates, from, from + PAGE - 1)
+    if #rows == 0 then break end
+    local infos = redis.call('HMGET', K_ROWINFO, unpack(rows))
+    local frees = redis.call('HMGET', K_ROWS, unpack(rows))
+    for i, rowKey in ipairs(rows) do
+      if frees[i] and infos[i] then
+        local ok, access = row_info(infos[i])
+        if ok then
+          local s, orphan = choose(rowKey, for_request(frees[i], access), access)
+          if s ~= nil then
+            if not orphan then
+              pick, pickRow = s, rowKey
+              break
+            end
+            if fallback == nil then fallback, fallbackRow = s, rowKey end
           end
-          if fallback == nil then fallback, fallbackRow = s, rowKey end
         end
       end
     end
+    from = from + PAGE
   end
-  from = from + PAGE
+  if pick == nil then pick, pickRow = fallback, fallbackRow end
 end
-if pick == nil then pick, pickRow = fallback, fallbackRow end
+search()
+if pick == nil and othersGone then
+  everyone = true
+  search()
+end
 
 if pick == nil then
   -- no block: how many matching seats are free at all (up to q), for the reason and whether a split would do

@@ -138,6 +138,7 @@ function request(
     section: want.section,
     category: want.category,
     accessible: want.accessible,
+    accessibleWhenOthersGone: policy.accessibleSeatsForAll === 'when-others-gone',
     ttlMs: ttl * 1000,
     maxLifetimeMs: limits.maxHoldLifetimeSeconds * 1000,
     maxSeatsPerUser: limits.maxSeatsPerUser,
