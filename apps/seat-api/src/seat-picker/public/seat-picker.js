@@ -3,6 +3,7 @@ import { apiClient, explain } from './api-client.js';
 import { holdActions } from './hold-actions.js';
 import { HoldPanel } from './hold-panel.js';
 import { button, byId, newOrderId, userName } from './page.js';
+import { waitlistBanner } from './waitlist-banner.js';
 
 /**
  * The seat picker: shows an event's live seat map (seat-map.js), and holds, extends, releases and
@@ -15,6 +16,7 @@ import { button, byId, newOrderId, userName } from './page.js';
  *                   the hold brought back after a reload
  *   page.js         element lookups, the status line, formats
  *   seat-map.js     the map, kept live by the seat-map stream
+ *   waitlist-banner.js the waiting list: join, your place, the banner with the seats offered
  *
  * Identity comes from the URL fragment, `#token=<jwt>&event=<eventId>`: a fragment never leaves the
  * browser, so the token stays out of access logs and Referer headers. Without `event` the page shows the
@@ -38,6 +40,13 @@ const panel = new HoldPanel({
   explain: (err) => explain(err, eventId === DEMO_EVENT_ID),
 });
 const actions = holdActions(panel, api, eventPath);
+const waitlist = waitlistBanner({
+  api,
+  eventPath,
+  key: `seat-picker:waitlist:${eventId}:${token.slice(-16)}`,
+  panel,
+  explain: (err) => explain(err, eventId === DEMO_EVENT_ID),
+});
 
 function start() {
   byId('who').textContent = token
@@ -63,6 +72,7 @@ function start() {
   panel.render();
   panel.map.connect();
   void actions.restoreHold();
+  waitlist.start();
 }
 
 start();
