@@ -46,7 +46,8 @@ it('holds seats side by side in the front row, nearest its centre, as an ordinar
   const token = await api.token('fan-1');
   const r = await hold(eventId, token, { bestAvailable: { quantity: 4 }, ttlSeconds: 120 });
   expect(r.status).toBe(201);
-  expect(r.body.seatIds).toEqual(['S-A-4', 'S-A-5', 'S-A-6', 'S-A-7']);
+  // 4-7 is the centre but leaves 3 seats either side; 3-6 leaves 2 and 4, which pairs fill to the end
+  expect(r.body.seatIds).toEqual(['S-A-3', 'S-A-4', 'S-A-5', 'S-A-6']);
   expect(r.body.status).toBe('ACTIVE');
   const map = await api.call('GET', `/v1/events/${eventId}/seats`, { token });
   const held = (map.body.seats as { seatId: string; status: string }[])
@@ -65,7 +66,7 @@ it('holds seats side by side in the front row, nearest its centre, as an ordinar
   const released = await api.call('DELETE', `/v1/holds/${r.body.holdId}`, { token });
   expect(released.status).toBe(204);
   const again = await hold(eventId, token, { bestAvailable: { quantity: 4 } });
-  expect(again.body.seatIds).toEqual(['S-A-4', 'S-A-5', 'S-A-6', 'S-A-7']);
+  expect(again.body.seatIds).toEqual(['S-A-3', 'S-A-4', 'S-A-5', 'S-A-6']);
   const confirmed = await api.call('POST', `/v1/holds/${again.body.holdId}/confirm`, {
     token,
     body: { orderId: `order-${randomUUID()}` },
@@ -187,6 +188,18 @@ it('wheelchair places and companion seats go to accessible requests only, a plac
     body: { bestAvailable: { quantity: 1, accessible: true } },
   });
   expect([refused.status, refused.body.code]).toEqual([400, 'VALIDATION_FAILED']);
+});
+
+it('a sale of pairs fills a row of 8 to its last seat: no block leaves an odd gap beside it when another is as good', async () => {
+  const eventId = await createEvent(api, 1, 8);
+  const token = await api.token('fan-pairs');
+  const held: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    const r = await hold(eventId, token, { bestAvailable: { quantity: 2 } });
+    expect(r.status).toBe(201);
+    held.push(...(r.body.seatIds as string[]));
+  }
+  expect(held.sort()).toEqual(Array.from({ length: 8 }, (_, k) => `S-A-${k + 1}`).sort());
 });
 
 it('409 SEATS_UNAVAILABLE: NOT_ENOUGH_TOGETHER says whether a split would do; SOLD_OUT', async () => {

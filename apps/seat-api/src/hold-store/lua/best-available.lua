@@ -17,7 +17,8 @@
 --
 -- Which block: the rows with a free block of `quantity` seats (runs:q, allocation-index.lua) in rank
 -- order; in a row, the block nearest the row's centre that leaves no single free seat alone between it
--- and a taken seat or the row's end; the first row with such a block wins. When every block strands a
+-- and a taken seat or the row's end, a gap of odd length beside it counting as one seat farther; the
+-- first row with such a block wins. When every block strands a
 -- seat, the best-ranked block anyway (the rule is "never an orphan when another choice exists").
 -- Replies {'OK', hold} | {'NO_INDEX'} (build it: allocation-build.lua, and call again) |
 -- {'SEATS_UNAVAILABLE', 'SOLD_OUT' | 'NOT_ENOUGH_TOGETHER', free seats that match, up to quantity} |
@@ -69,8 +70,11 @@ local function best_in_row(free, access)
     local last = to - 1
     for s = from, last - q + 1 do
       local fits = not accessible or string.find(string.sub(access, s, s + q - 1), 'a', 1, true) ~= nil
-      local orphan = (s - from == 1) or (last - (s + q - 1) == 1)
-      local dist = math.abs(s + (q - 1) / 2 - centre)
+      local left, right = s - from, last - (s + q - 1)
+      local orphan = left == 1 or right == 1
+      -- a gap of odd length beside the block counts as a seat farther from the centre: pairs, the usual
+      -- party, fill even gaps to the end, while an odd one ends as a single seat nobody takes
+      local dist = math.abs(s + (q - 1) / 2 - centre) + left % 2 + right % 2
       if fits and (best == nil or (bestOrphan and not orphan) or (orphan == bestOrphan and dist < bestDist)) then
         best, bestDist, bestOrphan = s, dist, orphan
       end
