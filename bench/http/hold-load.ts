@@ -110,3 +110,48 @@ export const loadRow = (name: string, r: LoadResult): (string | number)[] => [
     .map(([s, n]) => `${s}×${n}`)
     .join(' '),
 ];
+
+/**
+ * A flash sale: 500 connections (500 users) fighting for seats of one new 1,000-seat event for `seconds`.
+ * `body` is what a request asks for; by default 1-4 seats picked at random. Returns the load's result and
+ * the seats in 201 answers (a seat in two of them would be a seat sold twice).
+ */
+export async function flashSale(
+  target: Target,
+  seconds: number,
+  body: () => unknown = () => {
+    const wanted = new Set<string>();
+    const count = 1 + Math.floor(Math.random() * 4);
+    while (wanted.size < count) {
+      wanted.add(seatId(Math.floor(Math.random() * 1000)));
+    }
+    return { seatIds: [...wanted] };
+  },
+) {
+  const eventId = await target.newEvent(1000);
+  let user = 0;
+  const granted: string[] = [];
+  const result = await load({
+    url: target.base,
+    connections: 500,
+    durationSeconds: seconds,
+    next: () => ({
+      method: 'POST',
+      path: `/v1/events/${eventId}/holds`,
+      headers: { 'content-type': 'application/json', ...target.auth(user++ % 500) },
+      body: JSON.stringify(body()),
+    }),
+    onResponse: (status, body) => {
+      if (status === 201) {
+        granted.push(...(JSON.parse(body) as { seatIds: string[] }).seatIds);
+      }
+    },
+  });
+  return {
+    result,
+    eventId,
+    granted: granted.length,
+    grantedSeats: granted,
+    duplicates: granted.length - new Set(granted).size,
+  };
+}

@@ -22,12 +22,13 @@ import Redis from 'ioredis';
 import * as path from 'node:path';
 import { freePort, startPrivateRedis } from '../../test/support/private-redis';
 import { Child, spawnTs, waitUntilUp } from '../support/child';
-import { BenchService, seatId, startService } from '../support/service';
-import { load, LoadResult } from '../support/load';
+import { BenchService, startService } from '../support/service';
+import { LoadResult } from '../support/load';
 import { table, writeReport } from '../support/report';
 import { processCpuMs, redisCpuMs } from '../support/cpu-time';
 import {
   eventsForRate as eventsForRateOf,
+  flashSale as flashSaleRun,
   FreshSeats,
   holdRequest,
   holdsPerSecond,
@@ -52,31 +53,7 @@ const eventsForRate = (requestsPerSecond: number) => eventsForRateOf(requestsPer
 const uncontended = (target: Target, events: string[], rate?: number) =>
   uncontendedRun(target, events, SECONDS, rate);
 
-async function flashSale(target: Target) {
-  const eventId = await target.newEvent(1000);
-  let user = 0;
-  const granted: string[] = [];
-  const result = await load({
-    url: target.base,
-    connections: 500,
-    durationSeconds: SECONDS,
-    next: () => {
-      const wanted = new Set<string>();
-      const count = 1 + Math.floor(Math.random() * 4);
-      while (wanted.size < count) {
-        wanted.add(seatId(Math.floor(Math.random() * 1000)));
-      }
-      return holdRequest(target, user++ % 500, eventId, [...wanted]);
-    },
-    onResponse: (status, body) => {
-      if (status === 201) {
-        granted.push(...(JSON.parse(body) as { seatIds: string[] }).seatIds);
-      }
-    },
-  });
-  // a seat in two 201 answers would be a seat sold twice
-  return { result, eventId, granted: granted.length, duplicates: granted.length - new Set(granted).size };
-}
+const flashSale = (target: Target) => flashSaleRun(target, SECONDS);
 
 /**
  * Commands the service sends to Redis per hold, seen by MONITOR (which marks commands run inside a
