@@ -33,6 +33,7 @@ const CLUSTER = [
   'test/expiry/reconciler-isolation.e2e-spec.ts',
   'test/expiry/seat-status.e2e-spec.ts',
   'test/expiry/shard-ownership.e2e-spec.ts',
+  'test/holds/accessible-seats-for-all.e2e-spec.ts',
   'test/holds/auth.e2e-spec.ts',
   'test/holds/best-available.e2e-spec.ts',
   'test/holds/confirm-paths.e2e-spec.ts',
