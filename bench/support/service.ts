@@ -61,6 +61,7 @@ export async function startService(
       REDIS_KEY_PREFIX: 'svc:',
       KAFKA_TOPIC_SEAT_EXPIRED: topic,
       KAFKA_TOPIC_DEAD_LETTER: `${schema}.dlq`,
+      KAFKA_TOPIC_SEAT_STATUS: `${schema}.seat-status`,
       SEED_DEMO_EVENT: 'false',
       LOG_LEVEL: 'warn', // one info line per hold would measure the log pipe, not the service
       LOG_FORMAT: 'json',
