@@ -244,9 +244,10 @@ export class SeatApiEnvironment extends BaseEnvironment {
   SWEEPER_ENABLED: boolean = true;
 
   /**
-   * Every hold script also records its change for the seat.status topic (KAFKA_TOPIC_SEAT_STATUS). Off, the
-   * outbox carries what seat.expired needs only (expiries, cancelled bookings); SeatExpired still reaches
-   * seat.status. For comparing the stream's cost (npm run bench:status-stream).
+   * Every hold script also records its change for the seat.status topic (KAFKA_TOPIC_SEAT_STATUS), and the
+   * relay copies SeatExpired and BookingCancelled there. Off, the outbox and seat.expired are as before
+   * seat.status existed, and seat.status gets nothing from this service. For comparing the stream's cost
+   * (npm run bench:status-stream).
    */
   @EnvBoolean()
   SEAT_STATUS_STREAM_ENABLED: boolean = true;

@@ -33,8 +33,10 @@ export interface OutboxLevel {
  *
  * A pass measures only the streams that may have records: those of the shards the sweeper has just swept
  * or this instance has just taken over (recordsMayWait), until they are found empty. Every record is
- * written by a hold script on a due hold, and the owner sweeps each shard when its work is due, so an idle
- * service measures nothing; the sweeper's rounds of every shard mark them all from time to time.
+ * written by a hold script on a due hold, or by a change that wakes the shard's owner to sweep it now
+ * (hold-scripts.ts wakeRelay: the seat.status records), and the owner sweeps each shard when its work is
+ * due, so an idle service measures nothing; the sweeper's rounds of every shard mark them all from time to
+ * time.
  */
 @Injectable()
 export class OutboxMeter {

@@ -30,8 +30,8 @@ export interface OutboxHealth {
 }
 
 /**
- * Moves SeatExpired and BookingCancelled records from the outbox streams of the shards this instance owns (ShardOwnership) to
- * Kafka. A record is deleted from Redis only after Kafka acknowledged it, so a crash loses
+ * Moves the outbox records (every seat change: SeatExpired, BookingCancelled, the holds' seat.status changes)
+ * from the outbox streams of the shards this instance owns (ShardOwnership) to Kafka. A record is deleted from Redis only after Kafka acknowledged it, so a crash loses
  * nothing. One owner per shard, one worker per stream, batches in stream order: one event's records
  * (all in its shard's stream) reach Kafka in the order they were written. A record leaves the stream
  * only once Kafka has it, so a new owner (the former one died, or lost the lease) starts with whatever
@@ -228,7 +228,7 @@ export class OutboxRelayService {
         if (!(await round.submit(events, signal))) {
           return { sent: 0, full: false }; // lease lost before the send: left for the next owner
         }
-        // a record that cannot become a SeatExpired would be re-read forever and stall its event: moved aside
+        // a record that cannot become a CloudEvent would be re-read forever and stall its event: moved aside
         await this.streams.settle(
           key,
           entries.map(([id]) => id),
