@@ -1,7 +1,8 @@
 /**
  * The seat.status stream against the real services (PostgreSQL, Redis, a private Kafka broker that is
  * stopped and started): every change of a seat's state (a hold created by seat ids or best available,
- * extended, released by its customer or by staff, confirmed, expired, a booking cancelled) reaches
+ * extended, released by its customer or by staff, confirmed, expired, a booking cancelled, seats blocked
+ * and unblocked by staff) reaches
  * seat.status in the order it was made, keyed by the show, with ids that name the change, each message
  * valid against the AsyncAPI document the API serves at /docs/asyncapi; seat.expired keeps carrying
  * exactly its SeatExpired and BookingCancelled messages; Kafka down meanwhile loses nothing.
@@ -140,7 +141,14 @@ it('every change of a seat reaches seat.status in the order made, valid against 
     body: { reason: 'refunded' },
   });
   expect(cancelled.status).toBe(200);
-  await eventually(() => changes().length === 12, 30_000, '12 changes on seat.status');
+  for (const change of ['block', 'unblock']) {
+    const r = await api.call('POST', `/v1/events/${eventId}/seats/${change}`, {
+      token: admin,
+      body: { seatIds: ['S-C-9'], reason: 'camera position' },
+    });
+    expect(r.status).toBe(200);
+  }
+  await eventually(() => changes().length === 14, 30_000, '14 changes on seat.status');
 
   expect(changes().map((c) => [c.type, c.id])).toEqual([
     ['HoldCreated', `${h1}:created`],
@@ -155,7 +163,10 @@ it('every change of a seat reaches seat.status in the order made, valid against 
     ['SeatExpired', `${h5}:S-C-1`],
     ['SeatExpired', `${h5}:S-C-2`],
     ['BookingCancelled', bookingId],
+    ['SeatsBlocked', expect.stringMatching(/:blocked$/)],
+    ['SeatsUnblocked', expect.stringMatching(/:unblocked$/)],
   ]);
+  expect(changes()[12].data).toMatchObject({ eventId, seatIds: ['S-C-9'] });
   const [created, extended, released, , booked, , forcedOut, , best] = changes();
   expect(created.data).toMatchObject({ eventId, holdId: h1, userId: 'alice', seatIds: ['S-A-1', 'S-A-2'] });
   expect(Date.parse(extended.data.expireAt)).toBeGreaterThan(Date.parse(created.data.expireAt));

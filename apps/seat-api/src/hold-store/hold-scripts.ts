@@ -30,6 +30,8 @@ const STATUS_WRITERS: ReadonlySet<string> = new Set<EventScriptName>([
   'holdRelease',
   'holdForceRelease',
   'holdFinishConfirm',
+  'seatsBlock',
+  'seatsUnblock',
 ]);
 
 /** A shard's owner is woken at most once per this long per instance for the records written meanwhile. */

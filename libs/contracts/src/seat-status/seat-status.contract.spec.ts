@@ -12,6 +12,8 @@ import {
   seatExpiredKafkaMessage,
   SeatStatusSchemaError,
   seatStatusKafkaMessage,
+  seatsBlockedEvent,
+  seatsUnblockedEvent,
   waitlistOfferMadeEvent,
 } from '@app/contracts';
 
@@ -35,6 +37,8 @@ const every = [
     { eventId, entryId: 'e-9', userId: 'bob', holdId, seatIds: ['STALLS-A-12'], offerExpiresAt: expireAt },
     at,
   ),
+  seatsBlockedEvent({ eventId, seatIds: ['STALLS-B-1'], actionId: 'a-1' }, at),
+  seatsUnblockedEvent({ eventId, seatIds: ['STALLS-B-1'], actionId: 'a-2' }, at),
 ];
 
 it('has a schema for every type and the default topic seat.status', () => {
@@ -52,6 +56,8 @@ it('names each change: the same change built twice, at other times, has one id',
     `${holdId}:STALLS-A-12`,
     'b-1',
     `e-9:offer:${holdId}`,
+    'a-1:blocked',
+    'a-2:unblocked',
   ]);
   const later = new Date(at.getTime() + 7000);
   expect(holdCreatedEvent({ ...hold, expireAt }, later).id).toBe(every[0].id);

@@ -29,6 +29,9 @@ export const HOLD_EXTENDED_TYPE = 'HoldExtended';
 export const HOLD_RELEASED_TYPE = 'HoldReleased';
 export const HOLD_CONFIRMED_TYPE = 'HoldConfirmed';
 export const WAITLIST_OFFER_MADE_TYPE = 'WaitlistOfferMade';
+/** Staff took seats off sale (a blocked seat reads booked to the public) and put them back. */
+export const SEATS_BLOCKED_TYPE = 'SeatsBlocked';
+export const SEATS_UNBLOCKED_TYPE = 'SeatsUnblocked';
 
 /** Every type a reader of `seat.status` may meet; a reader skips a type it does not handle. */
 export const SEAT_STATUS_TYPES = [
@@ -39,6 +42,8 @@ export const SEAT_STATUS_TYPES = [
   SEAT_EXPIRED_TYPE,
   BOOKING_CANCELLED_TYPE,
   WAITLIST_OFFER_MADE_TYPE,
+  SEATS_BLOCKED_TYPE,
+  SEATS_UNBLOCKED_TYPE,
 ] as const;
 export type SeatStatusType = (typeof SEAT_STATUS_TYPES)[number];
 
@@ -96,6 +101,14 @@ export interface WaitlistOfferMadeData {
   offerExpiresAt: string;
 }
 
+/** Seats blocked or unblocked by one audited staff action. */
+export interface SeatsBlockData {
+  eventId: string;
+  seatIds: string[];
+  /** The staff action (its audit entry's id). */
+  actionId: string;
+}
+
 interface StatusEvent<T extends string, D> {
   specversion: '1.0';
   /** Names the change: see the id functions below. */
@@ -106,7 +119,7 @@ interface StatusEvent<T extends string, D> {
   /** When the change was made (ISO 8601, Redis time). */
   time: string;
   datacontenttype: 'application/json';
-  /** The hold (the offer's entry for WaitlistOfferMade). */
+  /** The hold (the offer's entry for WaitlistOfferMade, the staff action for SeatsBlocked/SeatsUnblocked). */
   subject: string;
   data: D;
 }
@@ -116,6 +129,8 @@ export type HoldExtendedCloudEvent = StatusEvent<typeof HOLD_EXTENDED_TYPE, Hold
 export type HoldReleasedCloudEvent = StatusEvent<typeof HOLD_RELEASED_TYPE, HoldReleasedData>;
 export type HoldConfirmedCloudEvent = StatusEvent<typeof HOLD_CONFIRMED_TYPE, HoldConfirmedData>;
 export type WaitlistOfferMadeCloudEvent = StatusEvent<typeof WAITLIST_OFFER_MADE_TYPE, WaitlistOfferMadeData>;
+export type SeatsBlockedCloudEvent = StatusEvent<typeof SEATS_BLOCKED_TYPE, SeatsBlockData>;
+export type SeatsUnblockedCloudEvent = StatusEvent<typeof SEATS_UNBLOCKED_TYPE, SeatsBlockData>;
 
 /** Any message of the seat-status topic. */
 export type SeatStatusCloudEvent =
@@ -125,7 +140,9 @@ export type SeatStatusCloudEvent =
   | HoldConfirmedCloudEvent
   | SeatExpiredCloudEvent
   | BookingCancelledCloudEvent
-  | WaitlistOfferMadeCloudEvent;
+  | WaitlistOfferMadeCloudEvent
+  | SeatsBlockedCloudEvent
+  | SeatsUnblockedCloudEvent;
 
 /**
  * Id rules. A hold is created, released and confirmed at most once, so its id and the change name each;
@@ -138,6 +155,9 @@ export const holdExtendedId = (holdId: string, extension: number): string =>
 export const holdReleasedId = (holdId: string): string => `${holdId}:released`;
 export const holdConfirmedId = (holdId: string): string => `${holdId}:confirmed`;
 export const waitlistOfferMadeId = (entryId: string, holdId: string): string => `${entryId}:offer:${holdId}`;
+/** A staff action is applied at most once: its id and what it did name the change. */
+export const seatsBlockedId = (actionId: string): string => `${actionId}:blocked`;
+export const seatsUnblockedId = (actionId: string): string => `${actionId}:unblocked`;
 export { seatExpiredId };
 
 function envelope<T extends string, D extends { eventId: string }>(
@@ -169,6 +189,11 @@ export const holdConfirmedEvent = (data: HoldConfirmedData, at: Date): HoldConfi
   envelope(HOLD_CONFIRMED_TYPE, holdConfirmedId(data.holdId), data.holdId, data, at);
 export const waitlistOfferMadeEvent = (data: WaitlistOfferMadeData, at: Date): WaitlistOfferMadeCloudEvent =>
   envelope(WAITLIST_OFFER_MADE_TYPE, waitlistOfferMadeId(data.entryId, data.holdId), data.entryId, data, at);
+
+export const seatsBlockedEvent = (data: SeatsBlockData, at: Date): SeatsBlockedCloudEvent =>
+  envelope(SEATS_BLOCKED_TYPE, seatsBlockedId(data.actionId), data.actionId, data, at);
+export const seatsUnblockedEvent = (data: SeatsBlockData, at: Date): SeatsUnblockedCloudEvent =>
+  envelope(SEATS_UNBLOCKED_TYPE, seatsUnblockedId(data.actionId), data.actionId, data, at);
 
 /**
  * The Kafka record of any seat-status event: keyed by the show (the key of seat.expired's records too), the

@@ -3,7 +3,7 @@
  * store's Lua in the same atomic step as the change and read back by the outbox relay (as
  * SEAT_EXPIRED_RECORD_FIELDS, which a SeatExpired record keeps). Keyed by what each field carries; the value
  * is the field's name in the entry. `type` is one of SEAT_STATUS_TYPES; a record carries the fields its
- * type's data needs: `seatIds` joined by ',' (a seat id never holds one), `expireAt`, `offerExpiresAt` and
+ * type's data needs (SeatsBlocked and SeatsUnblocked have no hold: actionId instead): `seatIds` joined by ',' (a seat id never holds one), `expireAt`, `offerExpiresAt` and
  * `at` (when the change was made) epoch ms, `extension` an integer.
  */
 export const SEAT_STATUS_RECORD_FIELDS = {
@@ -18,5 +18,6 @@ export const SEAT_STATUS_RECORD_FIELDS = {
   orderId: 'orderId',
   entryId: 'entryId',
   offerExpiresAt: 'offerExpiresAt',
+  actionId: 'actionId',
   at: 'at',
 } as const;

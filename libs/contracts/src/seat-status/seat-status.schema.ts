@@ -14,6 +14,8 @@ import {
   HOLD_RELEASE_REASONS,
   HOLD_RELEASED_TYPE,
   SEAT_STATUS_TYPES,
+  SEATS_BLOCKED_TYPE,
+  SEATS_UNBLOCKED_TYPE,
   SeatStatusCloudEvent,
   SeatStatusType,
   WAITLIST_OFFER_MADE_TYPE,
@@ -109,6 +111,20 @@ export const SEAT_STATUS_SCHEMAS: Record<SeatStatusType, Schema> = {
     'Seats were held for a waiting-list entry and offered to its user. id `<entryId>:offer:<holdId>`.',
     { eventId: text, entryId: text, userId: text, holdId: text, seatIds, offerExpiresAt: instant },
     ['eventId', 'entryId', 'userId', 'holdId', 'seatIds', 'offerExpiresAt'],
+  ),
+  [SEATS_BLOCKED_TYPE]: cloudEvent(
+    SEATS_BLOCKED_TYPE,
+    'Seats blocked',
+    'Staff took seats off sale (they read booked to the public). id `<actionId>:blocked`.',
+    { eventId: text, seatIds, actionId: text },
+    ['eventId', 'seatIds', 'actionId'],
+  ),
+  [SEATS_UNBLOCKED_TYPE]: cloudEvent(
+    SEATS_UNBLOCKED_TYPE,
+    'Seats unblocked',
+    'Staff put blocked seats back on sale: they are free. id `<actionId>:unblocked`.',
+    { eventId: text, seatIds, actionId: text },
+    ['eventId', 'seatIds', 'actionId'],
   ),
 };
 

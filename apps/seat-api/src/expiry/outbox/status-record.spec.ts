@@ -44,6 +44,24 @@ it('turns each hold change record into its CloudEvent, named by the change', () 
   expect(
     eventFromOutbox(record('WaitlistOfferMade', { [S.entryId]: 'e-1', [S.offerExpiresAt]: expireAt }))?.id,
   ).toBe(`e-1:offer:${holdId}`);
+  const blocked = [
+    'type',
+    'SeatsBlocked',
+    'eventId',
+    eventId,
+    'seatIds',
+    'S-B-1',
+    'actionId',
+    'a-1',
+    'at',
+    '1',
+  ];
+  expect(eventFromOutbox(blocked)).toMatchObject({
+    id: 'a-1:blocked',
+    data: { eventId, seatIds: ['S-B-1'] },
+  });
+  blocked[1] = 'SeatsUnblocked';
+  expect(eventFromOutbox(blocked)?.id).toBe('a-1:unblocked');
 });
 
 it.each([
@@ -52,6 +70,7 @@ it.each([
   ['a HoldExtended without its count', record('HoldExtended', { [S.expireAt]: 1 })],
   ['an unknown release reason', record('HoldReleased', { [S.reason]: 'BORED' })],
   ['a HoldConfirmed without order', record('HoldConfirmed', {})],
+  ['a SeatsBlocked without its action', record('SeatsBlocked', {})],
   ['a record without time', record('HoldConfirmed', { [S.orderId]: 'o', [S.at]: '' })],
 ])('refuses %s (moved aside by the relay)', (_what, fields) => {
   expect(eventFromOutbox(fields)).toBeNull();

@@ -10,7 +10,11 @@ import {
   HoldReleaseReason,
   holdReleasedEvent,
   SEAT_STATUS_RECORD_FIELDS as S,
+  SEATS_BLOCKED_TYPE,
+  SEATS_UNBLOCKED_TYPE,
+  seatsBlockedEvent,
   SeatStatusCloudEvent,
+  seatsUnblockedEvent,
   WAITLIST_OFFER_MADE_TYPE,
   waitlistOfferMadeEvent,
 } from '@app/contracts';
@@ -29,16 +33,31 @@ export function seatStatusFrom(byName: Record<string, string>): SeatStatusCloudE
     return Number.isFinite(n) ? new Date(n) : null;
   };
   const eventId = f('eventId');
-  const holdId = f('holdId');
-  const userId = f('userId');
   const seats = byName[S.seatIds];
   const at = ms('at');
-  if (!eventId || !holdId || !userId || seats === undefined || !at) {
+  if (!eventId || seats === undefined || !at) {
     return null;
   }
-  const hold = { eventId, holdId, userId, seatIds: seats ? seats.split(',') : [] };
+  const seatIds = seats ? seats.split(',') : [];
+  const type = byName[S.type];
+  if (type === SEATS_BLOCKED_TYPE || type === SEATS_UNBLOCKED_TYPE) {
+    const actionId = f('actionId');
+    if (!actionId) {
+      return null;
+    }
+    return (type === SEATS_BLOCKED_TYPE ? seatsBlockedEvent : seatsUnblockedEvent)(
+      { eventId, seatIds, actionId },
+      at,
+    );
+  }
+  const holdId = f('holdId');
+  const userId = f('userId');
+  if (!holdId || !userId) {
+    return null;
+  }
+  const hold = { eventId, holdId, userId, seatIds };
   const expireAt = ms('expireAt');
-  switch (byName[S.type]) {
+  switch (type) {
     case HOLD_CREATED_TYPE:
       return expireAt && holdCreatedEvent({ ...hold, expireAt: expireAt.toISOString() }, at);
     case HOLD_EXTENDED_TYPE: {

@@ -31,6 +31,7 @@ end
 if #conflicts > 0 then return { 'SEATS_UNAVAILABLE', conflicts } end
 if not fence_ok(highest, token) then return { 'STALE_FENCING_TOKEN' } end
 set_seats(seats, 'B', BLOCKED_HID, 0, token)
+seats_change(SEAT_STATUS.BLOCKED, seats, action)
 redis.call('HSET', ledger, action, 'A')
 redis.call('PEXPIRE', ledger, ARGV[6])
 return { 'OK' }

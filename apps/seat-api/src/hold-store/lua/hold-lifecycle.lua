@@ -28,6 +28,15 @@ local function status_change(kind, h, seats, ...)
     S.userId, h.user, S.seatIds, table.concat(seats, ','), S.at, NOW, ...)
 end
 
+-- Records a change of seats that no hold makes (staff blocking or unblocking them, as action `action`) for
+-- the seat.status topic, as status_change does for a hold's.
+local function seats_change(kind, seats, action)
+  if SEAT_STATUS_STREAM == 0 then return end
+  local S = SEAT_STATUS_FIELDS
+  redis.call('XADD', K_OUTBOX, '*', S.type, kind, S.eventId, EVENT_ID, S.seatIds, table.concat(seats, ','),
+    S.actionId, action, S.at, NOW)
+end
+
 -- Frees the seats of a hold whose time ran out and records one SeatExpired per seat in the outbox,
 -- in this same atomic step: a seat is never freed without its event, nor an event written twice.
 -- Only seats the hold still holds are freed and recorded (a seat booked meanwhile stays BOOKED);

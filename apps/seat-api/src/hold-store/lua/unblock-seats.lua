@@ -18,6 +18,7 @@ end
 if #missing > 0 then return { 'NOT_BLOCKED', missing } end
 if not fence_ok(highest, token) then return { 'STALE_FENCING_TOKEN' } end
 set_seats(seats, 'F', '', 0, token)
+seats_change(SEAT_STATUS.UNBLOCKED, seats, action)
 redis.call('HSET', ledger, action, 'A')
 redis.call('PEXPIRE', ledger, ARGV[6])
 return { 'OK' }
