@@ -41,8 +41,9 @@ export class WaitlistHarness {
     readonly probe: TopicProbe,
   ) {}
 
-  static async start(): Promise<WaitlistHarness> {
-    const api = await startApi();
+  /** `env`: the seat API's variables (SWEEPER_ENABLED=true runs its relay, which publishes seat.status). */
+  static async start(env: Record<string, string> = {}): Promise<WaitlistHarness> {
+    const api = await startApi(env);
     const db = await openDb();
     const kafka = new Kafka({ brokers: process.env.KAFKA_BROKERS!.split(','), logLevel: logLevel.NOTHING });
     const producer = kafka.producer();

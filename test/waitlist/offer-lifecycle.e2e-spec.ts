@@ -3,7 +3,8 @@
  * the entry reads OFFERED with its hold and when it lapses, and the hold is the user's own (GET, confirm);
  * an offer released unbooked LAPSES and its seats go to the next entry in line; one left on purpose
  * (DELETE on the entry) is declined, and goes on the same way; a booked one makes the entry ACCEPTED.
- * First come first served: a later, smaller party does not jump the queue when the first one fits.
+ * First come first served: a later, smaller party does not jump the queue when the first one fits. And
+ * end to end: a hold released over HTTP reaches the waiting list through the seat API's own seat.status.
  */
 import { holdReleasedEvent } from '@app/contracts';
 import { eventually } from '../support/eventually';
@@ -14,7 +15,9 @@ jest.setTimeout(180_000);
 let h: WaitlistHarness;
 
 beforeAll(async () => {
-  h = await WaitlistHarness.start();
+  // the seat API's relay runs too: the last test relies on it alone; in the others its copy of a change
+  // and the test's own have one id, so the change is offered once
+  h = await WaitlistHarness.start({ SWEEPER_ENABLED: 'true' });
   await h.consumer();
 });
 afterAll(() => h?.close());
@@ -131,4 +134,15 @@ it("gives the offer the show's longest hold when the show caps holds below WAITL
   });
   expect(hold.body.seatIds).toEqual(seatIds);
   expect(Date.parse(hold.body.expiresAt) - Date.parse(hold.body.createdAt)).toBe(120_000);
+});
+
+it("end to end through the seat API's own seat.status: a hold released over HTTP is offered, nothing published by hand", async () => {
+  const show = await h.soldOut(2);
+  const entryId = await h.join(show.eventId, 'wl-e1', 2);
+  const r = await h.api.call('DELETE', `/v1/holds/${show.holdId}`, { token: await h.api.token('buyer') });
+  expect(r.status).toBe(204);
+
+  await eventually(async () => (await status(show.eventId))[0][1] === 'OFFERED', 60_000, 'offer');
+  const entry = await h.api.call('GET', `/v1/waitlist/${entryId}`, { token: await h.api.token('wl-e1') });
+  expect((await h.liveHolds(show.eventId, 'wl-e1')).map((x) => x.holdId)).toEqual([entry.body.holdId]);
 });
