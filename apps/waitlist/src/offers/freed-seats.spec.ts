@@ -5,6 +5,8 @@ import {
   holdReleasedEvent,
   parseSeatStatus,
   seatExpiredEvent,
+  seatsBlockedEvent,
+  seatsUnblockedEvent,
   waitlistOfferMadeEvent,
 } from '@app/contracts';
 import { waitlistChange } from './freed-seats';
@@ -41,6 +43,17 @@ describe('what a seat.status change means to the waiting list', () => {
     expect(read(ce)).toEqual({
       kind: 'freed',
       freed: { sourceEventId: ce.id, eventId, seatIds: hold.seatIds, holdId: 'h-1' },
+    });
+  });
+
+  it('seats staff unblock are freed (no hold let them go); seats blocked free nothing', () => {
+    const unblocked = seatsUnblockedEvent({ eventId, seatIds: ['S-A-3'], actionId: 'a-1' }, at);
+    expect(read(unblocked)).toEqual({
+      kind: 'freed',
+      freed: { sourceEventId: unblocked.id, eventId, seatIds: ['S-A-3'] },
+    });
+    expect(read(seatsBlockedEvent({ eventId, seatIds: ['S-A-3'], actionId: 'a-1' }, at))).toEqual({
+      kind: 'none',
     });
   });
 

@@ -5,6 +5,8 @@ import {
   HOLD_EXTENDED_TYPE,
   HOLD_RELEASED_TYPE,
   SEAT_EXPIRED_TYPE,
+  SEATS_BLOCKED_TYPE,
+  SEATS_UNBLOCKED_TYPE,
   WAITLIST_OFFER_MADE_TYPE,
   type SeatStatusCloudEvent,
 } from '@app/contracts';
@@ -15,8 +17,8 @@ export interface FreedSeats {
   sourceEventId: string;
   eventId: string;
   seatIds: string[];
-  /** The hold that let them go: if it was an offer, the offer lapsed. */
-  holdId: string;
+  /** The hold that let them go (if it was an offer, the offer lapsed); none for seats staff unblocked. */
+  holdId?: string;
 }
 
 /** What a seat.status event means to the waiting list. */
@@ -25,8 +27,8 @@ export type WaitlistChange =
 
 /**
  * Freed: a hold released (by its user, staff, a cancellation), a seat expired (one message per seat), a
- * booking cancelled. Booked: a hold confirmed (an offer accepted). The rest (holds made or extended, offers
- * announced) changes nothing for the queue.
+ * booking cancelled, seats staff unblocked. Booked: a hold confirmed (an offer accepted). The rest (holds
+ * made or extended, seats blocked, offers announced) changes nothing for the queue.
  */
 export function waitlistChange(ce: SeatStatusCloudEvent): WaitlistChange {
   switch (ce.type) {
@@ -51,10 +53,16 @@ export function waitlistChange(ce: SeatStatusCloudEvent): WaitlistChange {
           holdId: ce.data.holdId,
         },
       };
+    case SEATS_UNBLOCKED_TYPE:
+      return {
+        kind: 'freed',
+        freed: { sourceEventId: ce.id, eventId: ce.data.eventId, seatIds: ce.data.seatIds },
+      };
     case HOLD_CONFIRMED_TYPE:
       return { kind: 'booked', holdId: ce.data.holdId };
     case HOLD_CREATED_TYPE:
     case HOLD_EXTENDED_TYPE:
+    case SEATS_BLOCKED_TYPE:
     case WAITLIST_OFFER_MADE_TYPE:
       return { kind: 'none' };
   }

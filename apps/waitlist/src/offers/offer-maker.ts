@@ -61,13 +61,15 @@ export class OfferMaker {
         offersMade.inc({ outcome: 'replayed' }, done.length);
         return done;
       }
-      // the freed hold was an offer: it ended unbooked (a declined offer's entry is LEFT already)
-      const lapsed = await tx.query<[unknown[], number]>(
-        `UPDATE waitlist_entries SET status = 'LAPSED' WHERE hold_id = $1 AND status = 'OFFERED'`,
-        [freed.holdId],
-      );
-      if (lapsed[1] > 0) {
-        offersMade.inc({ outcome: 'lapsed' });
+      if (freed.holdId) {
+        // the freed hold was an offer: it ended unbooked (a declined offer's entry is LEFT already)
+        const lapsed = await tx.query<[unknown[], number]>(
+          `UPDATE waitlist_entries SET status = 'LAPSED' WHERE hold_id = $1 AND status = 'OFFERED'`,
+          [freed.holdId],
+        );
+        if (lapsed[1] > 0) {
+          offersMade.inc({ outcome: 'lapsed' });
+        }
       }
       return this.offer(tx, freed);
     });
