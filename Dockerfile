@@ -1,5 +1,6 @@
-# One image for both apps (seat-api is the default command; the expiry consumer runs the same image with
-# `node dist/apps/expiry-consumer/src/main.js`). Multi-stage: the build stage has the dev tools, the
+# One image for the three apps (seat-api is the default command; the expiry consumer and the waitlist app
+# run the same image with `node dist/apps/expiry-consumer/src/main.js` and
+# `node dist/apps/waitlist/src/main.js`). Multi-stage: the build stage has the dev tools, the
 # runtime stage only production dependencies and the compiled JavaScript, and runs as a non-root user.
 # Node 24, the version of .nvmrc and engines in package.json.
 
