@@ -330,7 +330,7 @@ it('redelivered messages change nothing; a poison message goes to the dead-lette
       { key: eventId, value: JSON.stringify(good('dup-1')) },
       { key: eventId, value: JSON.stringify(good('dup-1')) },
       { key: eventId, value: '{not json' },
-      // another type on the topic (BookingCancelled, or one this consumer does not know yet): not poison
+      // a type this consumer does not know (one added to the topic later): not poison
       { key: eventId, value: JSON.stringify({ ...good('x'), type: 'SomethingElse' }) },
       {
         key: eventId,

@@ -36,4 +36,25 @@ export class TopicProbe {
   }
 }
 
+/**
+ * How many messages `topic` holds, from the broker's offsets rather than a probe's reading: a probe may not
+ * have read everything yet, so an absence is proven here (0 for a topic never created).
+ */
+export async function topicMessageCount(
+  topic: string,
+  brokers = process.env.KAFKA_BROKERS!,
+): Promise<number> {
+  const admin = new Kafka({ brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    if (!(await admin.listTopics()).includes(topic)) {
+      return 0;
+    }
+    const offsets = await admin.fetchTopicOffsets(topic);
+    return offsets.reduce((n, p) => n + Number(BigInt(p.high) - BigInt(p.low)), 0);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 export { eventually } from './eventually';

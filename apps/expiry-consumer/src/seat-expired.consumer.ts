@@ -43,7 +43,7 @@ export class SeatExpiredConsumer {
       outcome = inserted ? 'recorded' : 'duplicate';
     } catch (e) {
       if (e instanceof OtherEventTypeError) {
-        // another event of the topic (BookingCancelled): not this consumer's, and not poison either
+        // a type this consumer does not know (one added to the topic later): not its own, and not poison
         consumed.inc({ outcome: 'skipped' });
         await this.commitPast(ctx, origin, message.offset);
         return;

@@ -245,8 +245,8 @@ export class SeatApiEnvironment extends BaseEnvironment {
 
   /**
    * Every hold script also records its change for the seat.status topic (KAFKA_TOPIC_SEAT_STATUS), and the
-   * relay copies SeatExpired and BookingCancelled there. Off, the outbox and seat.expired are as before
-   * seat.status existed, and seat.status gets nothing from this service. For comparing the stream's cost
+   * relay copies SeatExpired there. Off, the outbox and seat.expired are as before seat.status existed,
+   * and seat.status gets only BookingCancelled (its one topic). For comparing the stream's cost
    * (npm run bench:status-stream).
    */
   @EnvBoolean()

@@ -4,7 +4,6 @@
  * is this document written out (npm run asyncapi, checked fresh by its spec); the seat API serves it at
  * /docs/asyncapi beside the OpenAPI page.
  */
-import { BOOKING_CANCELLED_TYPE } from '../booking-cancelled/booking-cancelled.event';
 import { SEAT_EXPIRED_TOPIC, SEAT_EXPIRED_TYPE } from '../seat-expired/seat-expired.event';
 import {
   SEAT_STATUS_TOPIC,
@@ -15,8 +14,8 @@ import { SEAT_STATUS_SCHEMAS } from '../seat-status/seat-status.schema';
 
 type Doc = Record<string, unknown>;
 
-/** The messages of seat.expired: what it carried before seat.status existed, unchanged. */
-const SEAT_EXPIRED_MESSAGES = [SEAT_EXPIRED_TYPE, BOOKING_CANCELLED_TYPE] as const;
+/** The messages of seat.expired: SeatExpired alone, as its consumers have always read it. */
+const SEAT_EXPIRED_MESSAGES = [SEAT_EXPIRED_TYPE] as const;
 
 const ref = (path: string) => ({ $ref: path });
 
@@ -92,7 +91,8 @@ export function asyncApiDocument(): Doc {
       ),
       seatExpired: channel(
         SEAT_EXPIRED_TOPIC,
-        'Seats freed by expiry (one SeatExpired per seat) and by a cancelled booking (KAFKA_TOPIC_SEAT_EXPIRED).',
+        'Seats freed by expiry, one SeatExpired per seat (KAFKA_TOPIC_SEAT_EXPIRED); every other seat ' +
+          'change, a cancelled booking included, is on seat.status only.',
         SEAT_EXPIRED_MESSAGES,
       ),
     },
@@ -102,11 +102,7 @@ export function asyncApiDocument(): Doc {
         SEAT_STATUS_TYPES,
         'The seat API publishes every seat change.',
       ),
-      publishSeatExpired: operation(
-        'seatExpired',
-        SEAT_EXPIRED_MESSAGES,
-        'The seat API publishes expiries and cancelled bookings.',
-      ),
+      publishSeatExpired: operation('seatExpired', SEAT_EXPIRED_MESSAGES, 'The seat API publishes expiries.'),
     },
     components: {
       messages: Object.fromEntries(SEAT_STATUS_TYPES.map((t) => [t, message(t)])),

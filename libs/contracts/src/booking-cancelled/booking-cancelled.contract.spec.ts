@@ -1,10 +1,10 @@
 import {
   BookingCancelledSchemaError,
   bookingCancelledEvent,
-  bookingCancelledKafkaMessage,
   parseBookingCancelled,
   seatExpiredKafkaMessage,
   seatExpiredEvent,
+  seatStatusKafkaMessage,
 } from '@app/contracts';
 
 const data = {
@@ -23,7 +23,7 @@ it('names the cancellation by its booking: published twice, one id', () => {
   expect(again.id).toBe(first.id);
 });
 
-it('builds the CloudEvent and its Kafka record, keyed by the show as SeatExpired, which parse back unchanged', () => {
+it('builds the CloudEvent and its seat.status record, keyed by the show as SeatExpired, which parse back unchanged', () => {
   const ce = bookingCancelledEvent(data, new Date('2027-03-01T19:05:00.123Z'));
   expect(ce).toEqual({
     specversion: '1.0',
@@ -35,7 +35,7 @@ it('builds the CloudEvent and its Kafka record, keyed by the show as SeatExpired
     subject: data.bookingId,
     data,
   });
-  const message = bookingCancelledKafkaMessage(ce);
+  const message = seatStatusKafkaMessage(ce);
   const expired = seatExpiredKafkaMessage(
     seatExpiredEvent(
       { eventId: data.eventId, seatId: 'S', holdId: 'h', userId: 'u', expireAt: ce.time, fencingToken: 1 },

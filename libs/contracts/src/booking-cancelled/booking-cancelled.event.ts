@@ -1,10 +1,10 @@
 /**
  * The BookingCancelled contract: what the seat API publishes when box-office staff cancel a booking and
- * its seats become available again. One CloudEvents 1.0 event in structured JSON mode per booking, on the
- * topic of SeatExpired (a show's seat changes, keyed by the show, so one show's events stay in order:
- * a seat freed by a cancellation and then held and expired reads in that order). A consumer of that topic
- * tells the two apart by `type` (the `ce_type` header) and skips a type it does not handle; a waiting list
- * offers the freed seats from here.
+ * its seats become available again. One CloudEvents 1.0 event in structured JSON mode per booking, on
+ * `seat.status` alone (every seat change, keyed by the show, so one show's events stay in order: a seat
+ * freed by a cancellation and then held and expired reads in that order); never on `seat.expired`, whose
+ * consumers were built for SeatExpired only. A consumer tells the types apart by `type` (the `ce_type`
+ * header) and skips one it does not handle; a waiting list offers the freed seats from here.
  */
 import { seatExpiredSource } from '../seat-expired/seat-expired.event';
 
@@ -49,22 +49,5 @@ export function bookingCancelledEvent(
     datacontenttype: 'application/json',
     subject: data.bookingId,
     data,
-  };
-}
-
-/** The Kafka record: keyed by the show, as SeatExpired's (seatExpiredKafkaMessage), with the binding's headers. */
-export function bookingCancelledKafkaMessage(ce: BookingCancelledCloudEvent): {
-  key: string;
-  value: string;
-  headers: Record<string, string>;
-} {
-  return {
-    key: ce.data.eventId,
-    value: JSON.stringify(ce),
-    headers: {
-      'content-type': 'application/cloudevents+json; charset=UTF-8',
-      ce_type: ce.type,
-      ce_id: ce.id,
-    },
   };
 }

@@ -9,8 +9,9 @@ export class SeatExpiredSchemaError extends Error {
 }
 
 /**
- * A well-formed CloudEvent of another type on the topic (BookingCancelled shares it: one show's seat changes
- * in order). Not poison: a SeatExpired reader skips it; the message is whole for the readers of its type.
+ * A well-formed CloudEvent of another type (the topic carries SeatExpired alone today, but a reader must
+ * not break on a type added later). Not poison: a SeatExpired reader skips it; the message is whole for
+ * the readers of its type.
  */
 export class OtherEventTypeError extends SeatExpiredSchemaError {
   constructor(readonly eventType: string) {

@@ -15,8 +15,8 @@ import { seatStatusFrom } from './status-record';
 export type OutboxEntry = [id: string, fields: string[]];
 
 /**
- * What the outbox carries to Kafka: every seat change, on seat.status; SeatExpired and BookingCancelled
- * also on seat.expired, as before seat.status existed (SeatExpiredPublisher routes them).
+ * What the outbox carries to Kafka: every seat change, on seat.status; SeatExpired also on seat.expired,
+ * which carries nothing else (SeatExpiredPublisher routes them).
  */
 export type OutboxEvent = SeatStatusCloudEvent;
 

@@ -1,13 +1,7 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { Kafka, Message, Producer } from 'kafkajs';
 import { AppConfig } from '@app/config';
-import {
-  BOOKING_CANCELLED_TYPE,
-  bookingCancelledKafkaMessage,
-  SEAT_EXPIRED_TYPE,
-  seatExpiredKafkaMessage,
-  seatStatusKafkaMessage,
-} from '@app/contracts';
+import { SEAT_EXPIRED_TYPE, seatExpiredKafkaMessage, seatStatusKafkaMessage } from '@app/contracts';
 import { KAFKA } from '@app/kafka';
 import { expiryLag, published, sweepLag } from '../expiry.metrics';
 import { keyedPartitioner } from './keyed-partitioner';
@@ -24,11 +18,12 @@ export class KafkaPublishError extends Error {
 /**
  * Publishes the outbox's batches with one idempotent producer (acks=all, one request in flight, so a
  * retried batch neither duplicates nor reorders), connected on first use. Routing: every record goes to
- * seat.status (KAFKA_TOPIC_SEAT_STATUS); SeatExpired and BookingCancelled also to seat.expired, exactly
- * as before seat.status existed, for its consumers. Both topics in one request (sendBatch): a batch is
- * acknowledged on both or retried on both, so neither topic misses a record the outbox let go of; a
- * retry may repeat one on either topic, with the same id. With SEAT_STATUS_STREAM_ENABLED off, seat.status
- * gets only records written for it alone (none from the hold scripts then). Every failure is a
+ * seat.status (KAFKA_TOPIC_SEAT_STATUS); SeatExpired also to seat.expired, which carries SeatExpired
+ * alone, as it always has, so its consumers see no type they were not built for. Both topics in one
+ * request (sendBatch): a batch is acknowledged on both or retried on both, so neither topic misses a
+ * record the outbox let go of; a retry may repeat one on either topic, with the same id. With
+ * SEAT_STATUS_STREAM_ENABLED off, seat.status gets only the records that have no other topic
+ * (BookingCancelled; none from the hold scripts then). Every failure is a
  * KafkaPublishError, so callers can tell it from a Redis error. `discard()` drops a producer that may be
  * broken; the next publish connects a new one.
  */
@@ -49,10 +44,8 @@ export class SeatExpiredPublisher implements OnApplicationShutdown {
     const expiredTopic: Message[] = [];
     const statusTopic: Message[] = [];
     for (const ce of events) {
-      if (ce.type === SEAT_EXPIRED_TYPE || ce.type === BOOKING_CANCELLED_TYPE) {
-        expiredTopic.push(
-          ce.type === SEAT_EXPIRED_TYPE ? seatExpiredKafkaMessage(ce) : bookingCancelledKafkaMessage(ce),
-        );
+      if (ce.type === SEAT_EXPIRED_TYPE) {
+        expiredTopic.push(seatExpiredKafkaMessage(ce));
         if (!this.config.expiry.statusStreamEnabled) {
           continue;
         }
