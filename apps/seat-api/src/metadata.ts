@@ -5,7 +5,7 @@ export default async () => {
     ['./catalogue/dto/create-event.dto']: await import('./catalogue/dto/create-event.dto'),
     ['./catalogue/dto/event-settings.dto']: await import('./catalogue/dto/event-settings.dto'),
     ['./catalogue/read/event.view']: await import('./catalogue/read/event.view'),
-    ['./audit/audit-log']: await import('./audit/audit-log'),
+    ['./audit/audit-action']: await import('./audit/audit-action'),
     ['./audit/dto/audit-page.view']: await import('./audit/dto/audit-page.view'),
     ['./expiry/dto/expirations-page.view']: await import('./expiry/dto/expirations-page.view'),
     ['./holds/allocation/best-available.dto']: await import('./holds/allocation/best-available.dto'),
@@ -63,12 +63,10 @@ export default async () => {
                 maximum: 100,
               },
               maxHoldLifetimeSeconds: { required: false, type: () => Number, nullable: true, minimum: 1 },
-            },
-            CreateEventSettingsDto: {
-              sales: { required: false, nullable: true, enum: ['OPEN', 'CLOSED'] },
               orphanRule: { required: false, enum: ['none', 'no-single-gaps'] },
               accessibleSeatsForAll: { required: false, enum: ['never', 'when-others-gone'] },
             },
+            CreateEventSettingsDto: { sales: { required: false, nullable: true, enum: ['OPEN', 'CLOSED'] } },
           },
         ],
         [
@@ -214,7 +212,7 @@ export default async () => {
             AuditEntryView: {
               actionId: { required: true, type: () => String },
               actor: { required: true, type: () => String },
-              action: { required: true, enum: t['./audit/audit-log'].AuditAction },
+              action: { required: true, enum: t['./audit/audit-action'].AuditAction },
               target: { required: true, type: () => String },
               reason: { required: false, type: () => String },
               detail: { required: false, type: 'object', additionalProperties: true },

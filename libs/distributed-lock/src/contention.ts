@@ -1,4 +1,4 @@
-import type { AcquireOptions } from './distributed-lock.options';
+import type { AcquireOptions, ContentionHandler } from './distributed-lock.options';
 import { LockNotAcquiredError } from './errors';
 import type { LockMetrics } from './lock-metrics';
 import type { LockWaiters } from './lock-waiters';
@@ -8,28 +8,6 @@ import type { LockWaiters } from './lock-waiters';
  * without the lock), then wait for a release or a timer (lock-waiters.ts), then try again, until the wait
  * budget is spent.
  */
-
-/** What one busy attempt tells the contention handler. */
-export interface LockBusy {
-  /** The keys asked for (normalized: sorted, de-duplicated). */
-  readonly keys: readonly string[];
-  /** 1 for the first busy attempt, 2 for the next ... */
-  readonly attempt: number;
-  /** Since the acquire began, ms. */
-  readonly waitedMs: number;
-  /** What is left of the wait budget, ms; 0: this was the last attempt, LockNotAcquiredError follows. */
-  readonly remainingMs: number;
-  /** The holder's remaining lease (the longest among the held keys), ms. */
-  readonly holderTtlMs: number;
-}
-
-/**
- * Called after each busy attempt, the last one included, before waiting (or giving up). Throw to stop
- * waiting: the error goes to the acquire's caller as it is and nothing is locked (e.g. a seat lock's
- * caller reads the seats and answers "taken" while another request is still taking them). Return to
- * keep waiting. It runs without the lock: whatever it reads may change the next moment.
- */
-export type ContentionHandler = (busy: LockBusy) => void | Promise<void>;
 
 /** Polling a holder in another process: first retry after 2-4 ms, doubling up to 32-64 ms. */
 const POLL_FIRST_MS = 4;

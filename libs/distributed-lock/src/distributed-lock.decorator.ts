@@ -1,5 +1,5 @@
 import { Inject } from '@nestjs/common';
-import type { LockBusy } from './contention';
+import type { LockBusy } from './distributed-lock.options';
 import { DistributedLockService } from './distributed-lock.service';
 import { copyMethodMetadata } from './copy-method-metadata';
 

@@ -1,6 +1,5 @@
 import type Redis from 'ioredis';
 import type { Registry } from 'prom-client';
-import type { ContentionHandler } from './contention';
 
 export interface DistributedLockModuleOptions {
   /**
@@ -26,6 +25,28 @@ export interface DistributedLockModuleOptions {
   /** Called when a held lock is lost (renewal refused, failed past the lease, or a refused validity check). */
   onLockLost?: (info: { keys: readonly string[]; reason: string }) => void;
 }
+
+/** What one busy attempt tells the contention handler. */
+export interface LockBusy {
+  /** The keys asked for (normalized: sorted, de-duplicated). */
+  readonly keys: readonly string[];
+  /** 1 for the first busy attempt, 2 for the next ... */
+  readonly attempt: number;
+  /** Since the acquire began, ms. */
+  readonly waitedMs: number;
+  /** What is left of the wait budget, ms; 0: this was the last attempt, LockNotAcquiredError follows. */
+  readonly remainingMs: number;
+  /** The holder's remaining lease (the longest among the held keys), ms. */
+  readonly holderTtlMs: number;
+}
+
+/**
+ * Called after each busy attempt, the last one included, before waiting (or giving up). Throw to stop
+ * waiting: the error goes to the acquire's caller as it is and nothing is locked (e.g. a seat lock's
+ * caller reads the seats and answers "taken" while another request is still taking them). Return to
+ * keep waiting. It runs without the lock: whatever it reads may change the next moment.
+ */
+export type ContentionHandler = (busy: LockBusy) => void | Promise<void>;
 
 export interface AcquireOptions {
   /** Fixed lease: the lock simply expires after it. Omit to have the watchdog keep it alive while held. */

@@ -1,4 +1,3 @@
-export type { ContentionHandler, LockBusy } from './contention';
 export * from './distributed-lock.decorator';
 export * from './distributed-lock.module';
 export { DISTRIBUTED_LOCK_OPTIONS } from './distributed-lock.module-definition';

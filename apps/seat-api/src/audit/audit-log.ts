@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AuditEntryEntity, onConnectionWithin } from '@app/database';
 import type { QueryRunner } from 'typeorm';
+import { AuditAction } from './audit-action';
 import { PreparedChange, undoPrepared } from './prepared-changes';
 
 /** What a staff action records about itself (its time is PostgreSQL's, when the entry is written). */
@@ -13,15 +14,6 @@ export interface AuditRecord {
   target: string;
   reason?: string;
   detail?: Record<string, unknown>;
-}
-
-/** The staff actions the audit knows. */
-export enum AuditAction {
-  HOLD_FORCE_RELEASE = 'HOLD_FORCE_RELEASE',
-  HOLD_ON_BEHALF = 'HOLD_ON_BEHALF',
-  BOOKING_CANCEL = 'BOOKING_CANCEL',
-  SEATS_BLOCK = 'SEATS_BLOCK',
-  SEATS_UNBLOCK = 'SEATS_UNBLOCK',
 }
 
 /**

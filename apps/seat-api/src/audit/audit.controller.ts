@@ -6,7 +6,7 @@ import { Role } from '../auth/roles';
 import { ApiErrors } from '../common/api-errors.decorator';
 import { ErrorCode } from '../common/errors/error-code';
 import { eventIdPipe } from '../common/pipes/event-id.pipe';
-import { AuditAction } from './audit-log';
+import { AuditAction } from './audit-action';
 import { AuditedActions } from './audited-actions';
 import { AuditPageView } from './dto/audit-page.view';
 import { ListAuditQuery } from './dto/list-audit.query';

@@ -1,7 +1,7 @@
 import type { QueryRunner } from 'typeorm';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
-import { AuditAction } from './audit-log';
+import { AuditAction } from './audit-action';
 
 /**
  * The PostgreSQL part of a staff action whose change lives in both stores (a booking cancelled: the

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { AuditAction } from '../audit-log';
+import { AuditAction } from '../audit-action';
 
 export class AuditEntryView {
   @ApiProperty({ format: 'uuid', description: 'the action id' }) actionId!: string;

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { currentLock, DistributedLock } from '@app/distributed-lock';
 import { SeatBlockEntity } from '@app/database';
-import { AuditAction } from '../../audit/audit-log';
+import { AuditAction } from '../../audit/audit-action';
 import { ActionRefused, AuditedActions } from '../../audit/audited-actions';
 import { blockSeatRows, unblockSeatRows } from '../../audit/prepared-changes';
 import { AuthUser } from '../../auth/auth-user';

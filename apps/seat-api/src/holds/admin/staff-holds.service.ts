@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { currentLock, DistributedLock } from '@app/distributed-lock';
-import { AuditAction } from '../../audit/audit-log';
+import { AuditAction } from '../../audit/audit-action';
 import { ActionRefused, AuditedActions } from '../../audit/audited-actions';
 import { AuthUser } from '../../auth/auth-user';
 import { CatalogueService } from '../../catalogue/catalogue.service';

@@ -1,5 +1,18 @@
-import type { EventSnapshot } from './event-snapshot';
 import type { SeatListTemplate } from './seat-list-template';
+
+/**
+ * What a frame reads of its snapshot (an EventSnapshot): declared here so the snapshot, which keeps its
+ * frame, and the frame, made from the snapshot, do not import each other.
+ */
+export interface FramedSnapshot {
+  readonly eventId: string;
+  readonly version: number;
+  readonly streamId: string;
+  /** One status byte a seat, in layout order; copied by the frame. */
+  readonly shownStatuses: Uint8Array;
+  /** The counts of the whole map, written into the event as they are. */
+  counts(): unknown;
+}
 
 /**
  * The stream's `snapshot` event of one representation (version, and lapsed holds), made piece by piece
@@ -17,7 +30,7 @@ export class SnapshotFrame {
   private readonly shown: Uint8Array;
 
   constructor(
-    snap: EventSnapshot,
+    snap: FramedSnapshot,
     private readonly template: SeatListTemplate,
   ) {
     this.version = snap.version;

@@ -1,0 +1,8 @@
+/** The staff actions the audit knows. */
+export enum AuditAction {
+  HOLD_FORCE_RELEASE = 'HOLD_FORCE_RELEASE',
+  HOLD_ON_BEHALF = 'HOLD_ON_BEHALF',
+  BOOKING_CANCEL = 'BOOKING_CANCEL',
+  SEATS_BLOCK = 'SEATS_BLOCK',
+  SEATS_UNBLOCK = 'SEATS_UNBLOCK',
+}
