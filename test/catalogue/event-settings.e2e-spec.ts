@@ -53,6 +53,7 @@ describe('settings at creation', () => {
       maxHoldLifetimeSeconds: 1800,
       ownLimits: ['maxSeatsPerHold', 'maxSeatsPerUser'],
       orphanRule: 'none', // the test environment's EVENT_ORPHAN_RULE (test/setup/per-file-env.ts)
+      accessibleSeatsForAll: 'when-others-gone',
     });
     const refused = await hold(r.body.eventId, ['S-A-1']);
     expect([refused.status, refused.body.code]).toEqual([409, 'SALES_CLOSED']);

@@ -166,6 +166,7 @@ describe('GET /v1/events/{eventId}', () => {
         maxHoldLifetimeSeconds: 1800,
         ownLimits: [],
         orphanRule: 'none', // the test environment's EVENT_ORPHAN_RULE
+        accessibleSeatsForAll: 'when-others-gone',
       },
     });
   });

@@ -2,7 +2,8 @@
  * The orphan-seat rule over real HTTP: an event created with settings.orphanRule 'no-single-gaps' refuses
  * a hold by seat ids that would leave one free seat alone in its row (409 SEATS_UNAVAILABLE naming it,
  * reason ORPHAN_SEAT), unless the hold takes that seat too or the row leaves no other way; releases are
- * never refused; 'none' has no such rule; the rule is set at creation only.
+ * never refused; 'none' has no such rule; the rule is one of its two values, at creation or in a change
+ * (an admin's change of it: test/catalogue/event-rule-changes.e2e-spec.ts).
  * (The test environment creates events with 'none' unless they ask: test/setup/per-file-env.ts.)
  */
 import { Api, startApi } from '@test/support/seat-api';
@@ -97,13 +98,13 @@ it("'none' and the deployment's default: no rule; the event's settings say which
   expect(ruled.body.settings.orphanRule).toBe('no-single-gaps');
 });
 
-it('the rule is set at creation only, to one of its two values', async () => {
+it('the rule is one of its two values, at creation and in a change', async () => {
   const bad = await eventWith({ orphanRule: 'sometimes' });
   expect([bad.status, bad.body.code]).toEqual([400, 'VALIDATION_FAILED']);
   const eventId = await ruledEvent();
   const patch = await api.call('PATCH', `/v1/events/${eventId}`, {
     token: admin,
-    body: { orphanRule: 'none' },
+    body: { orphanRule: 'sometimes' },
   });
   expect([patch.status, patch.body.code]).toEqual([400, 'VALIDATION_FAILED']);
 });

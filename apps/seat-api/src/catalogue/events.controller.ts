@@ -60,7 +60,8 @@ export class EventsController {
   @Patch(':eventId')
   @Roles('admin')
   @ApiOperation({
-    summary: "Change the event's hold limits (admin): a number sets its own, null the deployment's again",
+    summary:
+      "Change the event's hold limits (admin: a number sets its own, null the deployment's again) and seat rules",
   })
   @ApiResponse({ status: 200, type: EventSettingsView })
   @ApiErrors(...SETTINGS_CHANGE_ERRORS, ErrorCode.PAYLOAD_TOO_LARGE, ErrorCode.UNSUPPORTED_MEDIA_TYPE)
@@ -69,7 +70,7 @@ export class EventsController {
     @Body() dto: EventSettingsDto,
     @RequestId() requestId: string,
   ): Promise<EventSettingsView> {
-    return this.answer('event settings changed', requestId, await this.policies.changeLimits(eventId, dto));
+    return this.answer('event settings changed', requestId, await this.policies.changeSettings(eventId, dto));
   }
 
   @Post(':eventId/sales/close')

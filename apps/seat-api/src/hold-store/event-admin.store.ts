@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
+import type { OrphanRule } from '@app/database';
 import { REDIS_CLIENT, ReplicaAcks } from '@app/redis';
 import Redis from 'ioredis';
 import { HoldStore } from './hold.store';
@@ -43,14 +44,16 @@ export class EventAdminStore {
   }
 
   /**
-   * Stores `version` unless Redis has it or a later one; returns what Redis has afterwards. With
+   * Stores `version` unless Redis has it or a later one, with the orphan rule of that version (meta `or`,
+   * which holds by seat ids check: so a hold made under a version is checked against its rule); returns
+   * the version Redis has afterwards. With
    * REDIS_WAIT_REPLICAS, a raise is confirmed on the replicas before it returns: a failover must not
    * bring back the version a change replaced (ReplicaAckTimeoutError otherwise).
    */
-  async raisePolicyVersion(eventId: string, version: number): Promise<number> {
+  async raisePolicyVersion(eventId: string, version: number, orphanRule: OrphanRule): Promise<number> {
     const ack = this.acks.before(this.store.scripts.slotKeyOf(eventId));
     const stored = Number(
-      await this.store.scripts.onEvent('eventPolicyVersion', eventId, ['raise', version]),
+      await this.store.scripts.onEvent('eventPolicyVersion', eventId, ['raise', version, orphanRule]),
     );
     if (stored === version) {
       await ack.confirm('policy');

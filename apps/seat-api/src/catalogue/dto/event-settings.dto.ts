@@ -10,9 +10,10 @@ import {
 const OWN = "the event's own value; null or left out: the deployment's (HOLD_* environment)";
 
 /**
- * An event's own hold limits, at creation (`settings`) or in a change (PATCH): a number sets the event's
- * own value, null gives it the deployment's again, a field left out stays as it is. A change applies to
- * holds made after it; a hold keeps the terms it was made under (its extension cap, ttl cap and lifetime).
+ * An event's own hold limits and seat rules, at creation (`settings`) or in a change (PATCH): a limit's
+ * number sets the event's own value, null gives it the deployment's again; a rule is one of its values
+ * (never null); a field left out stays as it is. A change applies to holds made after it; a hold keeps the
+ * terms it was made under (its extension cap, ttl cap and lifetime, and the seats it took).
  */
 export class EventSettingsDto {
   @ApiPropertyOptional({
@@ -86,9 +87,29 @@ export class EventSettingsDto {
   @Min(1)
   @Max(7 * 86400)
   maxHoldLifetimeSeconds?: number | null;
+
+  @ApiPropertyOptional({
+    enum: ORPHAN_RULES,
+    description:
+      "no-single-gaps: a hold by seat ids may not leave one free seat alone between taken seats or at a row's end (409 SEATS_UNAVAILABLE, reason ORPHAN_SEAT), unless the row leaves no other way; none: no such rule. At creation, left out: the deployment's (EVENT_ORPHAN_RULE, default no-single-gaps); in a change, left out: as it is",
+  })
+  // may be left out, not sent as null
+  @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
+  @IsIn(ORPHAN_RULES)
+  orphanRule?: OrphanRule;
+
+  @ApiPropertyOptional({
+    enum: ACCESSIBLE_SEATS_FOR_ALL,
+    description:
+      'Wheelchair places and companion seats in best-available holds that do not ask for accessible seats: never, or when-others-gone (only once no block of other seats fits the request, so they are not left unsold). At creation, left out: when-others-gone; in a change, left out: as it is',
+  })
+  // may be left out, not sent as null
+  @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
+  @IsIn(ACCESSIBLE_SEATS_FOR_ALL)
+  accessibleSeatsForAll?: AccessibleSeatsForAll;
 }
 
-/** The settings an event is created with: its own limits, and whether its sales start open (the default). */
+/** The settings an event is created with: its own limits and rules, and whether its sales start open (the default). */
 export class CreateEventSettingsDto extends EventSettingsDto {
   @ApiPropertyOptional({
     enum: ['OPEN', 'CLOSED'],
@@ -98,25 +119,4 @@ export class CreateEventSettingsDto extends EventSettingsDto {
   @IsOptional()
   @IsIn(['OPEN', 'CLOSED'])
   sales?: 'OPEN' | 'CLOSED' | null;
-
-  @ApiPropertyOptional({
-    enum: ORPHAN_RULES,
-    description:
-      "no-single-gaps: a hold by seat ids may not leave one free seat alone between taken seats or at a row's end (409 SEATS_UNAVAILABLE, reason ORPHAN_SEAT), unless the row leaves no other way; none: no such rule. Set at creation only; left out: the deployment's (EVENT_ORPHAN_RULE, default no-single-gaps)",
-  })
-  // may be left out, not sent as null
-  @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
-  @IsIn(ORPHAN_RULES)
-  orphanRule?: OrphanRule;
-
-  @ApiPropertyOptional({
-    enum: ACCESSIBLE_SEATS_FOR_ALL,
-    default: 'when-others-gone',
-    description:
-      'Wheelchair places and companion seats in best-available holds that do not ask for accessible seats: never, or when-others-gone (only once no block of other seats fits the request, so they are not left unsold). Set at creation only',
-  })
-  // may be left out, not sent as null
-  @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
-  @IsIn(ACCESSIBLE_SEATS_FOR_ALL)
-  accessibleSeatsForAll?: AccessibleSeatsForAll;
 }

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { LRUCache } from 'lru-cache';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { EventEntity, SalesState } from '@app/database';
+import { AccessibleSeatsForAll, EventEntity, OrphanRule, SalesState } from '@app/database';
 import { meteredLru } from '../../common/cache/metered-lru';
 import { DomainError } from '../../common/errors/domain-error';
 import { ErrorCode } from '../../common/errors/error-code';
@@ -26,6 +26,14 @@ const POLICY_BYTES = 512;
 /** An own limit: a number sets it, null gives the event the deployment's value again. */
 export type LimitChanges = { [K in keyof OwnHoldLimits]?: number | null };
 
+/** The event's seat rules, each set to one of its values. */
+export interface RuleChanges {
+  orphanRule?: OrphanRule;
+  accessibleSeatsForAll?: AccessibleSeatsForAll;
+}
+
+const RULE_NAMES = ['orphanRule', 'accessibleSeatsForAll'] as const;
+
 export const eventNotFound = (eventId: string) =>
   new DomainError(ErrorCode.EVENT_NOT_FOUND, `Event ${eventId} does not exist`);
 export const eventCancelled = (eventId: string) =>
@@ -34,7 +42,7 @@ export const salesClosed = (eventId: string) =>
   new DomainError(ErrorCode.SALES_CLOSED, `Sales of event ${eventId} are closed`);
 
 /**
- * Each event's settings (sales state and hold limits) as the hold path needs them: read from PostgreSQL
+ * Each event's settings (sales state, hold limits, seat rules) as the hold path needs them: read from PostgreSQL
  * once per instance, then kept (bounded LRU). Kept copies are never trusted blindly: the hold store makes a
  * hold only under the policy version its caller checked it against (`pv` in the event's meta hash, atomic
  * with the hold), and an admin change raises that version in Redis before it commits. So a change made on
@@ -120,28 +128,39 @@ export class EventPolicyService {
     if (Date.now() >= policy.retainUntilMs) {
       return;
     }
-    const stored = await this.store.raisePolicyVersion(policy.eventId, policy.version);
+    const stored = await this.store.raisePolicyVersion(policy.eventId, policy.version, policy.orphanRule);
     if (stored > policy.version) {
       this.logger.warn(
         `event ${policy.eventId}: policy version ${stored} in Redis never committed; replaced`,
       );
       await this.store.dropPolicyVersion(policy.eventId, stored);
-      await this.store.raisePolicyVersion(policy.eventId, policy.version);
+      await this.store.raisePolicyVersion(policy.eventId, policy.version, policy.orphanRule);
     }
   }
 
-  /** Sets or clears the event's own limits; the result must leave the event's limits usable (400). */
-  changeLimits(eventId: string, changes: LimitChanges): Promise<EventPolicy> {
+  /**
+   * Sets or clears the event's own limits and sets its seat rules; the result must leave the event's
+   * limits usable (400).
+   */
+  changeSettings(eventId: string, changes: LimitChanges & RuleChanges): Promise<EventPolicy> {
     const names = HOLD_LIMIT_NAMES.filter((n) => changes[n] !== undefined);
-    if (names.length === 0) {
+    const rules = RULE_NAMES.filter((n) => changes[n] !== undefined);
+    if (names.length === 0 && rules.length === 0) {
       throw new DomainError(ErrorCode.VALIDATION_FAILED, 'Nothing to change', {
-        details: [{ field: 'body', message: `give at least one of ${HOLD_LIMIT_NAMES.join(', ')}` }],
+        details: [
+          {
+            field: 'body',
+            message: `give at least one of ${[...HOLD_LIMIT_NAMES, ...RULE_NAMES].join(', ')}`,
+          },
+        ],
       });
     }
     return this.change(eventId, (event) => {
       for (const name of names) {
         (event as unknown as Record<string, number | null>)[HOLD_LIMIT_COLUMNS[name]] = changes[name] ?? null;
       }
+      event.orphanRule = changes.orphanRule ?? event.orphanRule;
+      event.accessibleSeatsForAll = changes.accessibleSeatsForAll ?? event.accessibleSeatsForAll;
       this.refuseConflicts(policyOf(event, this.config).limits, '');
       return true;
     });
@@ -230,14 +249,20 @@ export class EventPolicyService {
         // above whatever Redis has too: a leftover of a change that never committed is left behind
         const inRedis = (await this.store.policyVersion(eventId)) ?? 0;
         event.policyVersion = Math.max(event.policyVersion, inRedis) + 1;
-        const columns: Partial<EventEntity> = { sales: event.sales, policyVersion: event.policyVersion };
+        const columns: Partial<EventEntity> = {
+          sales: event.sales,
+          policyVersion: event.policyVersion,
+          orphanRule: event.orphanRule,
+          accessibleSeatsForAll: event.accessibleSeatsForAll,
+        };
         for (const name of HOLD_LIMIT_NAMES) {
           const column = HOLD_LIMIT_COLUMNS[name];
           (columns as Record<string, unknown>)[column] = event[column];
         }
         await tx.update(EventEntity, { id: eventId }, columns);
         raised = event.policyVersion;
-        const stored = await this.store.raisePolicyVersion(eventId, event.policyVersion);
+        // the orphan rule with it, in one step: holds by seat ids read it in Redis (create-hold.lua)
+        const stored = await this.store.raisePolicyVersion(eventId, event.policyVersion, event.orphanRule);
         if (stored !== event.policyVersion) {
           throw new Error(`policy version ${event.policyVersion} not stored in Redis (it has ${stored})`);
         }

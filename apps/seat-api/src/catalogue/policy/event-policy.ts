@@ -41,9 +41,12 @@ export interface EventPolicy {
   own: OwnHoldLimits;
   /** start + HOLD_EVENT_RETENTION_SECONDS: past it the event's Redis keys may be gone. */
   retainUntilMs: number;
-  /** Set at creation, never changed: the hold store keeps it with the event's free-seat index. */
+  /**
+   * Holds by seat ids check it in Redis (meta `or`), where it is written with the version, in one step:
+   * a hold made under this version is checked against this rule.
+   */
   orphanRule: OrphanRule;
-  /** Set at creation, never changed: whether ordinary best-available requests may get accessible seats. */
+  /** Whether ordinary best-available requests may get accessible seats (given to the hold script). */
   accessibleSeatsForAll: AccessibleSeatsForAll;
 }
 

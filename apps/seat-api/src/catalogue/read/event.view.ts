@@ -33,13 +33,13 @@ export class EventSettingsView {
   @ApiProperty({
     enum: ORPHAN_RULES,
     description:
-      'no-single-gaps: a hold by seat ids may not leave one free seat alone in its row; set at creation',
+      'no-single-gaps: a hold by seat ids may not leave one free seat alone in its row; changed by an admin for later holds',
   })
   orphanRule!: OrphanRule;
   @ApiProperty({
     enum: ACCESSIBLE_SEATS_FOR_ALL,
     description:
-      'never: wheelchair places and companion seats go to accessible best-available requests only; when-others-gone: an ordinary request gets them too once no block of other seats fits it; set at creation',
+      'never: wheelchair places and companion seats go to accessible best-available requests only; when-others-gone: an ordinary request gets them too once no block of other seats fits it; changed by an admin for later holds',
   })
   accessibleSeatsForAll!: AccessibleSeatsForAll;
 

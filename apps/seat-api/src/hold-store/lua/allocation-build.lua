@@ -46,5 +46,10 @@ for i = 6, #ARGV, 6 do
   end
 end
 flush()
-if ARGV[5] == '1' then redis.call('HSET', K_META, 'ax', '1', 'or', ARGV[4]) end
+-- the rule only where no policy version put one (policy-version.lua): this build's may be older than a
+-- change made while it ran
+if ARGV[5] == '1' then
+  redis.call('HSET', K_META, 'ax', '1')
+  redis.call('HSETNX', K_META, 'or', ARGV[4])
+end
 return { 'OK' }

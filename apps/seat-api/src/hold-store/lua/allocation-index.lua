@@ -80,12 +80,13 @@ local function alloc_index_changes()
   end
 end
 
--- The orphan-seat rule of the event (meta `or`, written with the index by allocation-build.lua: set at the
--- event's creation, never changed): with 'no-single-gaps' a hold by seat ids may not leave exactly one free
--- seat between taken seats, or between a taken seat and the row's end, unless the row leaves no other
--- way: no free run of the row (as it was before the hold) could seat as many as the hold takes in it
--- without leaving one alone (a run of exactly that many, or of two more or longer). Seats that were
--- alone before are no concern of this hold, and releases are never refused (they do not call this).
+-- The orphan-seat rule of the event (meta `or`: written with each policy version, policy-version.lua, and
+-- with the index if none is there yet, allocation-build.lua): with 'no-single-gaps' a hold by seat ids
+-- may not leave exactly one free seat between taken seats, or between a taken seat and the row's end,
+-- unless the row leaves no other way: no free run of the row (as it was before the hold) could seat as
+-- many as the hold takes in it without leaving one alone (a run of exactly that many, or of two more or
+-- longer). Seats that were alone before are no concern of this hold, and releases are never refused
+-- (they do not call this).
 -- Returns the first seat the hold would strand, or nil. A row the index does not have is not checked.
 local function orphan_stranded(seatIds)
   if redis.call('HGET', K_META, 'or') ~= 'no-single-gaps' then return nil end

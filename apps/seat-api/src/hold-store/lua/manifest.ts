@@ -209,7 +209,7 @@ export const EVENT_SCRIPTS = {
   holdAbandonConfirm: event('abandon-confirm.lua', ['hid', 'fencingToken']),
   holdMarkBooked: event('mark-booked.lua', ['seatId...']),
   seatsMarkBlocked: event('mark-blocked.lua', ['seatId...']),
-  eventPolicyVersion: event('policy-version.lua', ['mode', 'version']),
+  eventPolicyVersion: event('policy-version.lua', ['mode', 'version', 'orphanRule']),
   eventLiveHolds: event('live-holds.lua', ['fromBucket', 'maxEntries']),
   // staff actions (holds/admin): reads of any hold, and changes applied at most once per audited action
   holdList: event('list-holds.lua', ['fromBucket', 'afterHid', 'limit', 'userId', 'status', 'maxBuckets']),
