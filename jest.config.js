@@ -25,6 +25,7 @@ const CLUSTER = [
   'libs/distributed-lock/test/redis-down.int-spec.ts',
   'libs/distributed-lock/test/round-trips.int-spec.ts',
   'test/catalogue/event-cancel.e2e-spec.ts',
+  'test/catalogue/event-rule-changes.e2e-spec.ts',
   'test/expiry/confirm-repair.e2e-spec.ts',
   'test/expiry/expirations-query.e2e-spec.ts',
   'test/expiry/expiry-metrics.e2e-spec.ts',
