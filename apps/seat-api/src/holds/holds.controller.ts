@@ -13,6 +13,7 @@ import { CreateHoldDto } from './dto/create-hold.dto';
 import { ExtendHoldDto } from './dto/extend-hold.dto';
 import { BookingView, HoldView } from './hold.view';
 import { RateLimited } from '../rate-limit/rate-limit.decorator';
+import { HoldReads } from './hold-reads';
 import { HoldsService } from './holds.service';
 import { BestAvailableService } from './allocation/best-available.service';
 import { ApiIdempotencyKey } from './idempotency/api-idempotency-key.decorator';
@@ -41,6 +42,7 @@ export class HoldsController {
 
   constructor(
     private readonly holds: HoldsService,
+    private readonly reads: HoldReads,
     private readonly bestAvailable: BestAvailableService,
     private readonly idempotent: IdempotentRequests,
   ) {}
@@ -96,7 +98,7 @@ export class HoldsController {
   @ApiResponse({ status: 200, type: HoldView })
   @ApiErrors(ErrorCode.HOLD_NOT_FOUND, ErrorCode.DEPENDENCY_UNAVAILABLE)
   getHold(@Param('holdId') holdId: string, @CurrentUser() user: AuthUser) {
-    return this.holds.get(user, holdId);
+    return this.reads.get(user, holdId);
   }
 
   @Post('holds/:holdId/extend')

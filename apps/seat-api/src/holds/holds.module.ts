@@ -9,6 +9,8 @@ import { HoldsController } from './holds.controller';
 import { HoldsService } from './holds.service';
 import { IdempotentRequests } from './idempotency/idempotent-requests';
 import { IdempotencyService } from './idempotency/idempotency.service';
+import { LockedHoldChanges } from './locked-hold-changes';
+import { HoldReads } from './hold-reads';
 import { SeatDemand } from './seat-demand';
 import { SeatLockSettings } from './seat-lock';
 import { HoldStoreModule } from '../hold-store';
@@ -18,6 +20,8 @@ import { HoldStoreModule } from '../hold-store';
   controllers: [HoldsController, EventCancellationController],
   providers: [
     HoldsService,
+    LockedHoldChanges,
+    HoldReads,
     BestAvailableService,
     EventCancellation,
     ConfirmHoldUseCase,

@@ -87,7 +87,7 @@ export interface HoldSeatLockHost extends SeatLockHost {
  * as its token, the lock being its own at that moment, and deletes the lock's keys as its last change
  * (HeldLock.letGoInScript: no release command). So the lock is held only while the script runs: requests of one instance share one auto-pipelined connection and Redis runs one
  * batch after another, so they never find each other's seat locks busy at all. (Not with
- * REDIS_WAIT_REPLICAS > 0: the lock is then kept across the WAIT and a possible undo, HoldsService.)
+ * REDIS_WAIT_REPLICAS > 0: the lock is then kept across the WAIT and a possible undo, LockedHoldChanges.)
  * A lock held elsewhere (another instance mid-change, or a confirm) makes the first acquire answer busy
  * and the script refuse; the request then waits and asks as described above, and runs again with its
  * lock acquired first.

@@ -61,7 +61,7 @@ export class UnansweredHolds {
   private readonly sleeps = new Set<{ timer: NodeJS.Timeout; wake: () => void }>();
   private closed = false;
 
-  /** `release`: the owner-checked release of a hold by its id (HoldsService's, under the seat lock). */
+  /** `release`: the owner-checked release of a hold by its id (LockedHoldChanges.release, under the seat lock). */
   constructor(private readonly release: (hold: UnansweredHold) => Promise<StoreResult<string>>) {}
 
   /**
