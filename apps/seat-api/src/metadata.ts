@@ -226,14 +226,15 @@ export default async () => {
           },
         ],
         [
-          import('./audit/dto/list-audit.query'),
+          import('./common/page.query'),
           {
-            ListAuditQuery: {
+            PageQuery: {
               limit: { required: true, type: () => Number, default: 100, minimum: 1, maximum: 1000 },
               offset: { required: true, type: () => Number, default: 0, minimum: 0 },
             },
           },
         ],
+        [import('./audit/dto/list-audit.query'), { ListAuditQuery: {} }],
         [
           import('./expiry/dto/expirations-page.view'),
           {
@@ -252,15 +253,7 @@ export default async () => {
             },
           },
         ],
-        [
-          import('./expiry/dto/list-expirations.query'),
-          {
-            ListExpirationsQuery: {
-              limit: { required: true, type: () => Number, default: 100, minimum: 1, maximum: 1000 },
-              offset: { required: true, type: () => Number, default: 0, minimum: 0 },
-            },
-          },
-        ],
+        [import('./expiry/dto/list-expirations.query'), { ListExpirationsQuery: {} }],
         [
           import('./holds/hold.view'),
           {
@@ -403,8 +396,6 @@ export default async () => {
           import('./holds/admin/dto/list-bookings.query'),
           {
             ListBookingsQuery: {
-              limit: { required: true, type: () => Number, default: 100, minimum: 1, maximum: 1000 },
-              offset: { required: true, type: () => Number, default: 0, minimum: 0 },
               orderId: { required: false, type: () => String, pattern: '^[A-Za-z0-9._:-]{1,100}$' },
             },
           },

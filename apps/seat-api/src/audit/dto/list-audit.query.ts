@@ -1,20 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsInt, Max, Min } from 'class-validator';
-import { integerText } from '../../common/pipes/integer-text';
+import { PageQuery } from '../../common/page.query';
 
 /** `?limit&offset` of GET /v1/events/{eventId}/audit; any other parameter is refused. */
-export class ListAuditQuery {
-  @ApiPropertyOptional({ type: 'integer', default: 100, minimum: 1, maximum: 1000, description: 'page size' })
-  @Transform(integerText)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
-  limit: number = 100;
-
-  @ApiPropertyOptional({ type: 'integer', default: 0, minimum: 0, description: 'entries to skip' })
-  @Transform(integerText)
-  @IsInt()
-  @Min(0)
-  offset: number = 0;
-}
+export class ListAuditQuery extends PageQuery {}

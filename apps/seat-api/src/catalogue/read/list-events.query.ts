@@ -1,10 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
-
-/** Plain decimal digits become a number; anything else stays text, and @IsInt refuses it naming the field. */
-const integerText = ({ value }: { value: unknown }): unknown =>
-  typeof value === 'string' && /^-?[0-9]{1,15}$/.test(value) ? Number(value) : value;
+import { integerText } from '../../common/pipes/integer-text';
 
 /** `GET /v1/events`: a page of events, upcoming (soonest first) or past (latest first); other parameters are refused. */
 export class ListEventsQuery {
