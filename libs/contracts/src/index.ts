@@ -1,3 +1,4 @@
+export * from './cloud-event';
 export * from './seat-expired/seat-expired.event';
 export * from './seat-expired/seat-expired.schema';
 export * from './seat-expired/seat-expired.record';

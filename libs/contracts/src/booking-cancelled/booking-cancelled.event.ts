@@ -6,7 +6,7 @@
  * consumers were built for SeatExpired only. A consumer tells the types apart by `type` (the `ce_type`
  * header) and skips one it does not handle; a waiting list offers the freed seats from here.
  */
-import { seatExpiredSource } from '../seat-expired/seat-expired.event';
+import { CloudEvent, cloudEvent } from '../cloud-event';
 
 /** CloudEvents `type`. */
 export const BOOKING_CANCELLED_TYPE = 'BookingCancelled';
@@ -22,32 +22,16 @@ export interface BookingCancelledData {
   seatIds: string[];
 }
 
-export interface BookingCancelledCloudEvent {
-  specversion: '1.0';
-  /** The booking id: a booking is cancelled at most once, so whatever publishes it twice gives one id. */
-  id: string;
-  source: string;
-  type: typeof BOOKING_CANCELLED_TYPE;
-  /** When the seats were freed (ISO 8601, Redis time). */
-  time: string;
-  datacontenttype: 'application/json';
-  subject: string;
-  data: BookingCancelledData;
-}
+/**
+ * id and subject the booking id (a booking is cancelled at most once, so whatever publishes it twice
+ * gives one id); time when the seats were freed.
+ */
+export type BookingCancelledCloudEvent = CloudEvent<typeof BOOKING_CANCELLED_TYPE, BookingCancelledData>;
 
 /** The event for one cancelled booking; `cancelledAt` is when its seats were freed (`time`). */
 export function bookingCancelledEvent(
   data: BookingCancelledData,
   cancelledAt: Date,
 ): BookingCancelledCloudEvent {
-  return {
-    specversion: '1.0',
-    id: data.bookingId,
-    source: seatExpiredSource(data.eventId),
-    type: BOOKING_CANCELLED_TYPE,
-    time: cancelledAt.toISOString(),
-    datacontenttype: 'application/json',
-    subject: data.bookingId,
-    data,
-  };
+  return cloudEvent(BOOKING_CANCELLED_TYPE, data.bookingId, data.bookingId, data, cancelledAt);
 }

@@ -3,6 +3,7 @@
  * (the expiry consumer, other teams) may rely on. One CloudEvents 1.0 event in structured JSON mode per
  * freed seat. Both apps import it from here; neither imports the other.
  */
+import { CloudEvent, cloudEvent, cloudEventKafkaMessage } from '../cloud-event';
 
 /** CloudEvents `type`. */
 export const SEAT_EXPIRED_TYPE = 'SeatExpired';
@@ -22,18 +23,8 @@ export interface SeatExpiredData {
   fencingToken: number;
 }
 
-export interface SeatExpiredCloudEvent {
-  specversion: '1.0';
-  /** `<holdId>:<seatId>`, see seatExpiredId. */
-  id: string;
-  source: string;
-  type: typeof SEAT_EXPIRED_TYPE;
-  /** When the seat was freed (ISO 8601, Redis time). */
-  time: string;
-  datacontenttype: 'application/json';
-  subject: string;
-  data: SeatExpiredData;
-}
+/** id `<holdId>:<seatId>` (seatExpiredId), subject the seat, time when the seat was freed. */
+export type SeatExpiredCloudEvent = CloudEvent<typeof SEAT_EXPIRED_TYPE, SeatExpiredData>;
 
 /**
  * The CloudEvent id names the expiry itself, not the record that carried it: a hold ends at most once,
@@ -48,42 +39,10 @@ export function seatExpiredId(holdId: string, seatId: string): string {
   return `${holdId}:${seatId}`;
 }
 
-/** CloudEvents `source`: the show whose seat was freed. */
-export function seatExpiredSource(eventId: string): string {
-  return `/seat-hold/events/${eventId}`;
-}
-
 /** The event for one freed seat; `freedAt` is when the seat was freed (`time`). */
 export function seatExpiredEvent(data: SeatExpiredData, freedAt: Date): SeatExpiredCloudEvent {
-  return {
-    specversion: '1.0',
-    id: seatExpiredId(data.holdId, data.seatId),
-    source: seatExpiredSource(data.eventId),
-    type: SEAT_EXPIRED_TYPE,
-    time: freedAt.toISOString(),
-    datacontenttype: 'application/json',
-    subject: data.seatId,
-    data,
-  };
+  return cloudEvent(SEAT_EXPIRED_TYPE, seatExpiredId(data.holdId, data.seatId), data.seatId, data, freedAt);
 }
 
-/**
- * The Kafka record: keyed by the show (one show's changes stay in order on one partition), the
- * structured-mode value, and the CloudEvents Kafka binding's headers so a consumer can route without
- * parsing the value.
- */
-export function seatExpiredKafkaMessage(ce: SeatExpiredCloudEvent): {
-  key: string;
-  value: string;
-  headers: Record<string, string>;
-} {
-  return {
-    key: ce.data.eventId,
-    value: JSON.stringify(ce),
-    headers: {
-      'content-type': 'application/cloudevents+json; charset=UTF-8',
-      ce_type: ce.type,
-      ce_id: ce.id,
-    },
-  };
-}
+/** The Kafka record of a SeatExpired (cloud-event.ts: keyed by the show, the binding's headers). */
+export const seatExpiredKafkaMessage = (ce: SeatExpiredCloudEvent) => cloudEventKafkaMessage(ce);

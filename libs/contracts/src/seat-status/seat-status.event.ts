@@ -12,12 +12,8 @@ import {
   BOOKING_CANCELLED_TYPE,
   BookingCancelledCloudEvent,
 } from '../booking-cancelled/booking-cancelled.event';
-import {
-  SEAT_EXPIRED_TYPE,
-  SeatExpiredCloudEvent,
-  seatExpiredId,
-  seatExpiredSource,
-} from '../seat-expired/seat-expired.event';
+import { SEAT_EXPIRED_TYPE, SeatExpiredCloudEvent, seatExpiredId } from '../seat-expired/seat-expired.event';
+import { CloudEvent, cloudEvent, cloudEventKafkaMessage } from '../cloud-event';
 
 /** Default topic; deployments rename it with the environment variable SEAT_STATUS_TOPIC_ENV names. */
 export const SEAT_STATUS_TOPIC = 'seat.status';
@@ -109,20 +105,11 @@ export interface SeatsBlockData {
   actionId: string;
 }
 
-interface StatusEvent<T extends string, D> {
-  specversion: '1.0';
-  /** Names the change: see the id functions below. */
-  id: string;
-  /** `/seat-hold/events/<eventId>`, as SeatExpired. */
-  source: string;
-  type: T;
-  /** When the change was made (ISO 8601, Redis time). */
-  time: string;
-  datacontenttype: 'application/json';
-  /** The hold (the offer's entry for WaitlistOfferMade, the staff action for SeatsBlocked/SeatsUnblocked). */
-  subject: string;
-  data: D;
-}
+/**
+ * id names the change (the id functions below); subject the hold (the offer's entry for
+ * WaitlistOfferMade, the staff action for SeatsBlocked/SeatsUnblocked); time when the change was made.
+ */
+type StatusEvent<T extends string, D extends { eventId: string }> = CloudEvent<T, D>;
 
 export type HoldCreatedCloudEvent = StatusEvent<typeof HOLD_CREATED_TYPE, HoldCreatedData>;
 export type HoldExtendedCloudEvent = StatusEvent<typeof HOLD_EXTENDED_TYPE, HoldExtendedData>;
@@ -160,57 +147,27 @@ export const seatsBlockedId = (actionId: string): string => `${actionId}:blocked
 export const seatsUnblockedId = (actionId: string): string => `${actionId}:unblocked`;
 export { seatExpiredId };
 
-function envelope<T extends string, D extends { eventId: string }>(
-  type: T,
-  id: string,
-  subject: string,
-  data: D,
-  at: Date,
-): StatusEvent<T, D> {
-  return {
-    specversion: '1.0',
-    id,
-    source: seatExpiredSource(data.eventId),
-    type,
-    time: at.toISOString(),
-    datacontenttype: 'application/json',
-    subject,
-    data,
-  };
-}
-
 export const holdCreatedEvent = (data: HoldCreatedData, at: Date): HoldCreatedCloudEvent =>
-  envelope(HOLD_CREATED_TYPE, holdCreatedId(data.holdId), data.holdId, data, at);
+  cloudEvent(HOLD_CREATED_TYPE, holdCreatedId(data.holdId), data.holdId, data, at);
 export const holdExtendedEvent = (data: HoldExtendedData, at: Date): HoldExtendedCloudEvent =>
-  envelope(HOLD_EXTENDED_TYPE, holdExtendedId(data.holdId, data.extension), data.holdId, data, at);
+  cloudEvent(HOLD_EXTENDED_TYPE, holdExtendedId(data.holdId, data.extension), data.holdId, data, at);
 export const holdReleasedEvent = (data: HoldReleasedData, at: Date): HoldReleasedCloudEvent =>
-  envelope(HOLD_RELEASED_TYPE, holdReleasedId(data.holdId), data.holdId, data, at);
+  cloudEvent(HOLD_RELEASED_TYPE, holdReleasedId(data.holdId), data.holdId, data, at);
 export const holdConfirmedEvent = (data: HoldConfirmedData, at: Date): HoldConfirmedCloudEvent =>
-  envelope(HOLD_CONFIRMED_TYPE, holdConfirmedId(data.holdId), data.holdId, data, at);
+  cloudEvent(HOLD_CONFIRMED_TYPE, holdConfirmedId(data.holdId), data.holdId, data, at);
 export const waitlistOfferMadeEvent = (data: WaitlistOfferMadeData, at: Date): WaitlistOfferMadeCloudEvent =>
-  envelope(WAITLIST_OFFER_MADE_TYPE, waitlistOfferMadeId(data.entryId, data.holdId), data.entryId, data, at);
+  cloudEvent(
+    WAITLIST_OFFER_MADE_TYPE,
+    waitlistOfferMadeId(data.entryId, data.holdId),
+    data.entryId,
+    data,
+    at,
+  );
 
 export const seatsBlockedEvent = (data: SeatsBlockData, at: Date): SeatsBlockedCloudEvent =>
-  envelope(SEATS_BLOCKED_TYPE, seatsBlockedId(data.actionId), data.actionId, data, at);
+  cloudEvent(SEATS_BLOCKED_TYPE, seatsBlockedId(data.actionId), data.actionId, data, at);
 export const seatsUnblockedEvent = (data: SeatsBlockData, at: Date): SeatsUnblockedCloudEvent =>
-  envelope(SEATS_UNBLOCKED_TYPE, seatsUnblockedId(data.actionId), data.actionId, data, at);
+  cloudEvent(SEATS_UNBLOCKED_TYPE, seatsUnblockedId(data.actionId), data.actionId, data, at);
 
-/**
- * The Kafka record of any seat-status event: keyed by the show (the key of seat.expired's records too), the
- * structured-mode value and the CloudEvents Kafka binding's headers, so a reader routes by `ce_type`.
- */
-export function seatStatusKafkaMessage(ce: SeatStatusCloudEvent): {
-  key: string;
-  value: string;
-  headers: Record<string, string>;
-} {
-  return {
-    key: ce.data.eventId,
-    value: JSON.stringify(ce),
-    headers: {
-      'content-type': 'application/cloudevents+json; charset=UTF-8',
-      ce_type: ce.type,
-      ce_id: ce.id,
-    },
-  };
-}
+/** The Kafka record of any seat-status event (cloud-event.ts: keyed by the show, as seat.expired's). */
+export const seatStatusKafkaMessage = (ce: SeatStatusCloudEvent) => cloudEventKafkaMessage(ce);
