@@ -31,7 +31,7 @@ async function impatientClient(url: string): Promise<Redis> {
   return redis;
 }
 
-it('(14, 18; issue 9 #13) an acquire that times out on the client but runs later leaves no orphan lock', async () => {
+it('(14, 18) an acquire that times out on the client but runs later leaves no orphan lock', async () => {
   server = await startPrivateRedis();
   const admin = await testRedis(server.url); // reads are not paused by CLIENT PAUSE WRITE
   clients.push(admin);

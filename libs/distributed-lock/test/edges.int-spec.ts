@@ -37,7 +37,7 @@ function renewalsSent(): () => number {
   return () => spy.mock.calls.length;
 }
 
-it('(9, 11; issue 9 #9) the watchdog declares exactly the lost locks lost, wherever they sit in the batch', async () => {
+it('(9, 11) the watchdog declares exactly the lost locks lost, wherever they sit in the batch', async () => {
   const lost: string[] = [];
   const svc = service({ watchdogLeaseMs: 300, onLockLost: ({ keys }) => lost.push(keys.join(',')) });
   const [t1, t2] = [randomUUID(), randomUUID()];
@@ -97,7 +97,7 @@ it('(9, 11; issue 9 #9) the watchdog declares exactly the lost locks lost, where
   expect(svc.heldCount).toBe(0);
 });
 
-it('(2; issue 9 #10) a lock key someone SET without expiry counts as held, never as free', async () => {
+it('(2) a lock key someone SET without expiry counts as held, never as free', async () => {
   const svc = service();
   const k = `test:${randomUUID()}`;
   await redis.set(lockKeyOf(k), 'set-by-hand'); // no PX: PTTL answers -1
@@ -125,7 +125,7 @@ async function total(registry: Registry, name: string): Promise<number> {
   return metric ? (await metric.get()).values.reduce((n, v) => n + v.value, 0) : 0;
 }
 
-it('(22; issue 9 #14) assertValid() refuses a write once the lease ran out, counted at the check', async () => {
+it('(22) assertValid() refuses a write once the lease ran out, counted at the check', async () => {
   const registry = new Registry();
   const svc = service({ registry });
   const k = `test:${randomUUID()}`;
@@ -146,7 +146,7 @@ it('(22; issue 9 #14) assertValid() refuses a write once the lease ran out, coun
   expect(await b.release()).toBe('RELEASED');
 });
 
-it('(22, 24; issue 9 #14) assertValid() keeps a safety margin before the lease ends', async () => {
+it('(22, 24) assertValid() keeps a safety margin before the lease ends', async () => {
   const registry = new Registry();
   const svc = service({ registry, validityMarginMs: 10_000 });
   const k = `test:${randomUUID()}`;
@@ -160,7 +160,7 @@ it('(22, 24; issue 9 #14) assertValid() keeps a safety margin before the lease e
   expect(() => b.assertValid({ marginMs: 0 })).toThrow(LockLostError); // released: no longer ours to write
 });
 
-it('(22; issue 9 #14) a holder paused with SIGSTOP past its lease checks validity and does not write', async () => {
+it('(22) a holder paused with SIGSTOP past its lease checks validity and does not write', async () => {
   const k = `test:${randomUUID()}`;
   const storeKey = `store:${randomUUID()}`;
   const child = spawn(

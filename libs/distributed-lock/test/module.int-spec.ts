@@ -44,11 +44,11 @@ async function lockedOnce(module: ReturnType<typeof DistributedLockModule.forRoo
   await moduleRef.close();
 }
 
-it('(27; issue 12) forRoot({ redis }) still works', async () => {
+it('(27) forRoot({ redis }) still works', async () => {
   await lockedOnce(DistributedLockModule.forRoot({ redis, keyPrefix: 'lock-root:' }), 'lock-root:');
 });
 
-it('(27; issue 12) forRootAsync with useFactory and inject (the app module’s form)', async () => {
+it('(27) forRootAsync with useFactory and inject (the app module’s form)', async () => {
   await lockedOnce(
     DistributedLockModule.forRootAsync({
       imports: [RedisHolderModule],
@@ -59,11 +59,11 @@ it('(27; issue 12) forRootAsync with useFactory and inject (the app module’s f
   );
 });
 
-it('(27; issue 12) forRootAsync with useClass', async () => {
+it('(27) forRootAsync with useClass', async () => {
   await lockedOnce(DistributedLockModule.forRootAsync({ useClass: LockOptions }), 'lock-by-class:');
 });
 
-it('(27; issue 12) forRootAsync with useExisting', async () => {
+it('(27) forRootAsync with useExisting', async () => {
   await lockedOnce(
     DistributedLockModule.forRootAsync({ imports: [LockOptionsModule], useExisting: LockOptions }),
     'lock-by-class:',

@@ -17,7 +17,7 @@ async function commandCalls(): Promise<Record<string, number>> {
   return calls;
 }
 
-it('(11; issue 12) acquire + release cost exactly two EVALSHA, with a fixed lease or the watchdog', async () => {
+it('(11) acquire + release cost exactly two EVALSHA, with a fixed lease or the watchdog', async () => {
   server = await startPrivateRedis();
   const redis = await testRedis(server.url);
   const locks = lockService(redis);

@@ -72,7 +72,7 @@ describe('HoldStore fencing after Redis lost data', () => {
     await kit.redis.set(counter, 1000); // a thousand seat changes happened on this event before
   });
 
-  it('counter lost after a write with token 1001: owner and next customer recover after at most one refusal (issue 9 #6)', async () => {
+  it('counter lost after a write with token 1001: owner and next customer recover after at most one refusal', async () => {
     const lock = await kit.locks.acquire(kit.store.layout.seatLockKeys(eventId, ['S-1']), { leaseMs: 5_000 });
     expect(lock.fencingToken).toBe(1001);
     const hold = await created(kit, eventId, ['S-1', 'S-2'], 'alice', lock.fencingToken);
@@ -176,7 +176,7 @@ describe('HoldStore fencing after Redis lost data', () => {
   });
 });
 
-describe('HoldStore.createHold with the seat lock’s ownership (a pipelined section, issue 11)', () => {
+describe('HoldStore.createHold with the seat lock’s ownership (a pipelined section)', () => {
   let kit: Kit;
   let eventId: string;
   beforeAll(() => {

@@ -62,7 +62,7 @@ describe('HoldStore seat ownership', () => {
     eventId = newEventId();
   });
 
-  it('hold, markBooked, extend, release: the booked seat stays BOOKED (issue 9 #5)', async () => {
+  it('hold, markBooked, extend, release: the booked seat stays BOOKED', async () => {
     const h = await hold(eventId, ['A-1', 'A-2']);
     expect(await store.markBooked(eventId, ['A-1'])).toBe(1);
 
