@@ -9,13 +9,15 @@
  *     PostgreSQL answers.
  */
 import { confirmHold, holdSeats, seatStates } from '../support/confirm-agreement';
-import { Db, openDb } from '../support/db';
+import { Db } from '../support/db';
 import { eventually } from '../support/eventually';
-import { Api, createEvent, startApi } from '../support/seat-api';
-import { startTcpProxy, TcpProxy } from '../support/tcp-proxy';
+import { Api } from '../support/seat-api';
+import { SilenceableStores, silenceableStores, startStaffStage } from '../support/staff-stage';
+import { TcpProxy } from '../support/tcp-proxy';
 
 jest.setTimeout(120_000);
 
+let stores: SilenceableStores;
 let pg: TcpProxy;
 let redis: TcpProxy;
 let api: Api;
@@ -28,34 +30,27 @@ let order = 0;
 const nextSeats = (n: number) => Array.from({ length: n }, () => `S-A-${++seat}`);
 
 beforeAll(async () => {
-  const realPg = new URL(process.env.DATABASE_URL!);
-  const realRedis = new URL(process.env.REDIS_URL!);
-  pg = await startTcpProxy({ host: realPg.hostname, port: Number(realPg.port || 5432) });
-  redis = await startTcpProxy({ host: realRedis.hostname, port: Number(realRedis.port || 6379) });
-  db = await openDb();
-  api = await startApi({
-    DATABASE_URL: pg.urlFor(process.env.DATABASE_URL!),
-    REDIS_URL: redis.urlFor(process.env.REDIS_URL!),
-    REDIS_COMMAND_TIMEOUT_MS: '500',
-    SEAT_LOCK_LEASE_MS: '1000',
-    SEAT_LOCK_WAIT_MS: '500',
-    RATE_LIMIT_ENABLED: 'false',
-  });
-  eventId = await createEvent(api, 1, 20);
-  admin = await api.token('admin-1', ['admin']);
-  alice = await api.token('alice');
+  stores = await silenceableStores();
+  ({ pg, redis } = stores);
+  ({
+    api,
+    db,
+    eventId,
+    admin,
+    customers: [alice],
+  } = await startStaffStage({
+    env: stores.env,
+    rows: 1,
+    perRow: 20,
+    customers: ['alice'],
+  }));
 });
-afterEach(() => {
-  pg.thaw();
-  redis.thaw();
-});
+afterEach(() => stores.thaw());
 afterAll(async () => {
-  pg?.thaw();
-  redis?.thaw();
+  stores?.thaw();
   await api?.close();
   await db?.close();
-  await pg?.close();
-  await redis?.close();
+  await stores?.close();
 });
 
 async function booked() {

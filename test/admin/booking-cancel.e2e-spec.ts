@@ -6,9 +6,10 @@
  * together; refusals (403, 400, 404, 409) change and record nothing; two cancels racing: one wins.
  */
 import { confirmHold, Held, holdSeats, seatStates } from '../support/confirm-agreement';
-import { Db, openDb } from '../support/db';
+import { Db } from '../support/db';
 import { eventually, TopicProbe, topicMessageCount } from '../support/kafka-probe';
-import { Api, createEvent, startApi } from '../support/seat-api';
+import { Api } from '../support/seat-api';
+import { startStaffStage } from '../support/staff-stage';
 
 jest.setTimeout(120_000);
 
@@ -25,18 +26,20 @@ const nextSeats = (n: number) => Array.from({ length: n }, () => `S-A-${++seat}`
 let order = 0;
 
 beforeAll(async () => {
-  api = await startApi({
-    SWEEPER_ENABLED: 'true',
-    OUTBOX_RELAY_INTERVAL_MS: '100',
-    RATE_LIMIT_ENABLED: 'false',
-  });
+  ({
+    api,
+    db,
+    eventId,
+    admin,
+    agent,
+    customers: [alice, bob],
+  } = await startStaffStage({
+    env: { SWEEPER_ENABLED: 'true', OUTBOX_RELAY_INTERVAL_MS: '100', RATE_LIMIT_ENABLED: 'false' },
+    rows: 1,
+    perRow: 40,
+    customers: ['alice', 'bob'],
+  }));
   topic = await TopicProbe.start(process.env.KAFKA_TOPIC_SEAT_STATUS!);
-  db = await openDb();
-  eventId = await createEvent(api, 1, 40);
-  admin = await api.token('admin-1', ['admin']);
-  agent = await api.token('agent-1', ['agent']);
-  alice = await api.token('alice');
-  bob = await api.token('bob');
 });
 afterAll(async () => {
   await topic?.stop();

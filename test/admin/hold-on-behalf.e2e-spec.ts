@@ -6,8 +6,9 @@
  * customer's hold on the same seats, exactly one of the two holds them.
  */
 import { confirmHold, expectAgreement, holdSeats } from '../support/confirm-agreement';
-import { Db, openDb } from '../support/db';
-import { Api, createEvent, startApi } from '../support/seat-api';
+import { Db } from '../support/db';
+import { Api } from '../support/seat-api';
+import { startStaffStage } from '../support/staff-stage';
 
 jest.setTimeout(60_000);
 
@@ -27,13 +28,19 @@ const nextSeats = (n: number) =>
   });
 
 beforeAll(async () => {
-  api = await startApi({ RATE_LIMIT_ENABLED: 'false' });
-  db = await openDb();
-  eventId = await createEvent(api, 3, 30);
-  admin = await api.token('admin-1', ['admin']);
-  agent = await api.token('agent-1', ['agent']);
-  carol = await api.token('carol');
-  dave = await api.token('dave');
+  ({
+    api,
+    db,
+    eventId,
+    admin,
+    agent,
+    customers: [carol, dave],
+  } = await startStaffStage({
+    env: { RATE_LIMIT_ENABLED: 'false' },
+    rows: 3,
+    perRow: 30,
+    customers: ['carol', 'dave'],
+  }));
 });
 afterAll(async () => {
   await api?.close();

@@ -9,8 +9,9 @@ import { REDIS_CLIENT } from '@app/redis';
 import Redis from 'ioredis';
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
 import { confirmHold, holdSeats } from '../support/confirm-agreement';
-import { Db, openDb } from '../support/db';
-import { Api, createEvent, startApi } from '../support/seat-api';
+import { Db } from '../support/db';
+import { Api, startApi } from '../support/seat-api';
+import { startStaffStage } from '../support/staff-stage';
 
 jest.setTimeout(60_000);
 
@@ -24,12 +25,19 @@ let seat = 0;
 const nextSeats = (n: number) => Array.from({ length: n }, () => `S-A-${++seat}`);
 
 beforeAll(async () => {
-  api = await startApi({ RATE_LIMIT_ENABLED: 'false' });
-  db = await openDb();
-  eventId = await createEvent(api, 1, 60);
-  admin = await api.token('admin-1', ['admin']);
-  agent = await api.token('agent-1', ['agent']);
-  alice = await api.token('alice');
+  ({
+    api,
+    db,
+    eventId,
+    admin,
+    agent,
+    customers: [alice],
+  } = await startStaffStage({
+    env: { RATE_LIMIT_ENABLED: 'false' },
+    rows: 1,
+    perRow: 60,
+    customers: ['alice'],
+  }));
 });
 afterAll(async () => {
   await api?.close();

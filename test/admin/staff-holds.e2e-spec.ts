@@ -5,8 +5,9 @@
  * change nothing and record nothing; a force release racing a confirm leaves both stores agreeing.
  */
 import { confirmHold, expectAgreement, Held, holdSeats } from '../support/confirm-agreement';
-import { Db, openDb } from '../support/db';
-import { Api, createEvent, startApi } from '../support/seat-api';
+import { Db } from '../support/db';
+import { Api } from '../support/seat-api';
+import { startStaffStage } from '../support/staff-stage';
 
 jest.setTimeout(60_000);
 
@@ -21,13 +22,18 @@ let seat = 0;
 const nextSeats = (n: number) => Array.from({ length: n }, () => `S-A-${++seat}`);
 
 beforeAll(async () => {
-  api = await startApi();
-  db = await openDb();
-  eventId = await createEvent(api, 3, 30);
-  admin = await api.token('admin-1', ['admin']);
-  agent = await api.token('agent-1', ['agent']);
-  alice = await api.token('alice');
-  bob = await api.token('bob');
+  ({
+    api,
+    db,
+    eventId,
+    admin,
+    agent,
+    customers: [alice, bob],
+  } = await startStaffStage({
+    rows: 3,
+    perRow: 30,
+    customers: ['alice', 'bob'],
+  }));
 });
 afterAll(async () => {
   await api?.close();
