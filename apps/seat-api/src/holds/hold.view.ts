@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { BookingEntity } from '@app/database';
 import type { HoldRecord, HoldStatus } from '../hold-store';
 
 /** The Hold resource as clients see it. Times come from Redis, so every instance tells the same story. */
@@ -49,4 +50,16 @@ export class BookingView {
   @ApiProperty() eventId!: string;
   @ApiProperty({ type: [String] }) seatIds!: string[];
   @ApiProperty({ enum: ['CONFIRMED'] }) status!: 'CONFIRMED';
+
+  /** A booking row as its customer sees it (a row the repository reads is always CONFIRMED). */
+  static of(b: BookingEntity): BookingView {
+    return {
+      bookingId: b.id,
+      holdId: b.holdId,
+      orderId: b.orderId!,
+      eventId: b.eventId,
+      seatIds: b.seatIds,
+      status: 'CONFIRMED',
+    };
+  }
 }

@@ -44,7 +44,7 @@ export class StaffBookingsController {
       take: limit,
       skip: offset,
     });
-    return { eventId, total, items: rows.map(toStaffView) };
+    return { eventId, total, items: rows.map((b) => StaffBookingView.of(b)) };
   }
 
   @Post(':eventId/bookings/:bookingId/cancel')
@@ -76,17 +76,4 @@ export class StaffBookingsController {
   ): Promise<CancelledBookingView> {
     return this.cancellation.cancel(user, eventId, bookingId, dto.reason);
   }
-}
-
-function toStaffView(b: BookingEntity): StaffBookingView {
-  return {
-    bookingId: b.id,
-    holdId: b.holdId,
-    orderId: b.orderId!,
-    eventId: b.eventId,
-    seatIds: b.seatIds,
-    status: 'CONFIRMED',
-    userId: b.userId,
-    bookedAt: b.createdAt.toISOString(),
-  };
 }

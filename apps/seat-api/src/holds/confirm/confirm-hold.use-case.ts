@@ -181,7 +181,7 @@ export class ConfirmHoldUseCase implements SeatLockHost {
   ): Promise<ConfirmResult> {
     if (booked.ok) {
       await this.finishQuietly(booked.booking);
-      return { created: true, booking: toBookingView(booked.booking) };
+      return { created: true, booking: BookingView.of(booked.booking) };
     }
     switch (booked.reason) {
       case 'HOLD_CONFIRMED':
@@ -223,7 +223,7 @@ export class ConfirmHoldUseCase implements SeatLockHost {
       const ours =
         settled.booking.orderId === orderId && settled.booking.fencingToken === attempt.fencingToken;
       return ours
-        ? { created: true, booking: toBookingView(settled.booking) }
+        ? { created: true, booking: BookingView.of(settled.booking) }
         : this.replay(settled.booking, orderId);
     }
     if (settled?.hold.status === 'EXPIRED') {
@@ -269,7 +269,7 @@ export class ConfirmHoldUseCase implements SeatLockHost {
       throw confirmedWithAnotherOrder();
     }
     await this.finishQuietly(existing);
-    return { created: false, booking: toBookingView(existing) };
+    return { created: false, booking: BookingView.of(existing) };
   }
 
   /**
@@ -285,15 +285,4 @@ export class ConfirmHoldUseCase implements SeatLockHost {
       );
     }
   }
-}
-
-function toBookingView(b: BookingEntity): BookingView {
-  return {
-    bookingId: b.id,
-    holdId: b.holdId,
-    orderId: b.orderId!,
-    eventId: b.eventId,
-    seatIds: b.seatIds,
-    status: 'CONFIRMED',
-  };
 }
