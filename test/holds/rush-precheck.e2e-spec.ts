@@ -1,7 +1,7 @@
 /**
  * In a rush (most recent attempts on an event refused as taken) a hold request reads its seats
  * without the lock first: a 409 then costs one Redis command instead of two. Outside a rush the hold
- * stays lock, then the hold script (which lets go of the lock itself: TrackedLock.letGoInScript). Counted with MONITOR on a throw-away redis-server, only commands naming
+ * stays lock, then the hold script (which lets go of the lock itself: HeldLock.letGoInScript). Counted with MONITOR on a throw-away redis-server, only commands naming
  * the event (the app's background work, which names shards, is left out).
  */
 import Redis from 'ioredis';
