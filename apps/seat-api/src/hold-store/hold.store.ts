@@ -1,22 +1,17 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { DistributedLockService, LockOwnership } from '@app/distributed-lock';
+import { DistributedLockService } from '@app/distributed-lock';
 import { REDIS_CLIENT, ReplicaAcks } from '@app/redis';
 import Redis from 'ioredis';
+import { CreateHoldRequest, createHoldArguments } from './create-hold-request';
 import { HoldIds } from './hold-ids';
 import { HoldLayout, WAKE_KEY } from './hold-keys';
-import { ScriptReply, toCreateResult, toHoldRecord, toStoreResult } from './hold-replies';
+import { dueSooner, ScriptReply, toCreateResult, toHoldRecord, toStoreResult } from './hold-replies';
 import { EventScriptName, HoldScripts } from './hold-scripts';
 import { CreateHoldResult, HoldRecord, SeatConflict, StoreResult, SweepResult } from './hold.types';
 import { defineSeatConflicts, readSeatConflicts } from './seat-conflicts';
+import { ShardSweep } from './shard-sweep';
 import { assertWholeNumbers } from './store-arguments';
-
-/** How long a CONFIRMING hold past its deadline waits before the sweeper reports it again. */
-const STUCK_RECHECK_MS = 5000;
-/** Old events whose keys one sweep step deletes at most (each UNLINK is freed off the main thread). */
-const MAX_EVENTS_REMOVED_PER_STEP = 20;
-/** An event past its retention that still has a live hold is looked at again when that hold is due, at least this much later. */
-const EVENT_RECHECK_MS = 1000;
 
 /**
  * The seat holds of every event, in Redis, laid out on shards (hold-keys.ts). Each method is one Lua
@@ -34,7 +29,7 @@ export class HoldStore implements OnModuleInit {
   private readonly logger = new Logger('HoldStore');
   readonly layout: HoldLayout;
   readonly scripts: HoldScripts;
-  private readonly eventRetentionMs: number;
+  private readonly sweep: ShardSweep;
   private readonly acks: ReplicaAcks;
   /** How long an event's staff-action ledger is kept (StaffHoldStore's: the retention of an ended hold). */
   private readonly ledgerTtlMs: number;
@@ -53,7 +48,7 @@ export class HoldStore implements OnModuleInit {
       config.expiry.statusStreamEnabled,
     );
     defineSeatConflicts(redis); // before any traffic: see defineSeatConflicts
-    this.eventRetentionMs = config.holds.eventRetentionSeconds * 1000;
+    this.sweep = new ShardSweep(redis, this.layout, this.scripts, config.holds.eventRetentionSeconds * 1000);
     this.acks = new ReplicaAcks(redis, config.replicaAck);
     this.ledgerTtlMs = config.holds.retentionSeconds * 1000;
   }
@@ -79,78 +74,13 @@ export class HoldStore implements OnModuleInit {
   }
 
   /** Sends the hold script synchronously, before the returned promise's first wait (a pipelined section relies on it). */
-  async createHold(p: {
-    eventId: string;
-    holdId: string;
-    userId: string;
-    seatIds: string[];
-    ttlMs: number;
-    maxLifetimeMs: number;
-    maxSeatsPerUser: number;
-    fencingToken: number;
-    /**
-     * The event policy version the hold was checked against (EventAdminStore): the hold is made only while
-     * it is still the event's, else POLICY_CHANGED. Left out, no version is checked (store-level tests).
-     */
-    policyVersion?: number;
-    /** The hold's own caps, kept in its record (HoldRecord.maxExtensions, maxTtlMs). */
-    maxExtensions?: number;
-    maxTtlMs?: number;
-    /**
-     * The seat lock, checked in the script: the hold is made only while the lock is this one's, else
-     * NOT_LOCKED. For a section pipelined with its acquire (fencingToken 0: the counter's value is used).
-     */
-    lock?: LockOwnership;
-    /**
-     * With `lock`: the script deletes the lock's keys with its answer (the section's last write,
-     * HeldLock.letGoInScript), except when it answers NOT_LOCKED (see holdLetGoOfLock).
-     */
-    letGoOfLock?: boolean;
-    /**
-     * A hold made by staff on a customer's behalf: the id of its audited action, marked applied in the
-     * event's staff ledger in the same script (StaffHoldStore, AuditedActions). Sent again with the same
-     * id it answers the hold it made; refused ACTION_CANCELLED once the action was given up.
-     */
-    actionId?: string;
-  }): Promise<CreateHoldResult> {
+  async createHold(p: CreateHoldRequest): Promise<CreateHoldResult> {
     const { hid } = this.ids(p.holdId, p.eventId);
-    if (p.seatIds.length === 0 || new Set(p.seatIds).size !== p.seatIds.length) {
-      throw new Error('createHold needs distinct seat ids');
-    }
-    if (/[\n=]/.test(p.userId)) {
-      // the users index keeps "\n<userId>=<hids>" entries (lua/user-index.lua); the API's ids never hold these
-      throw new Error(
-        `createHold: a user id cannot contain "=" or a line break, got ${JSON.stringify(p.userId)}`,
-      );
-    }
-    assertWholeNumbers(
-      'createHold',
-      { ttlMs: p.ttlMs, maxLifetimeMs: p.maxLifetimeMs, maxSeatsPerUser: p.maxSeatsPerUser },
-      1,
-    );
-    assertWholeNumbers('createHold', { fencingToken: p.fencingToken }, 0);
-    assertWholeNumbers('createHold', { policyVersion: p.policyVersion ?? 1, maxTtlMs: p.maxTtlMs ?? 1 }, 1);
-    assertWholeNumbers('createHold', { maxExtensions: p.maxExtensions ?? 0 }, 0);
     const ack = this.acks.before(this.scripts.slotKeyOf(p.eventId));
     const reply = (await this.scripts.onEvent(
       'holdCreate',
       p.eventId,
-      [
-        hid,
-        p.userId,
-        p.ttlMs,
-        p.maxLifetimeMs,
-        p.maxSeatsPerUser,
-        p.fencingToken,
-        p.lock?.owner ?? '',
-        p.lock && p.letGoOfLock ? '1' : '',
-        p.policyVersion ?? '',
-        p.maxExtensions ?? '',
-        p.maxTtlMs ?? '',
-        p.actionId ?? '',
-        this.ledgerTtlMs,
-        ...p.seatIds,
-      ],
+      createHoldArguments(p, hid, this.ledgerTtlMs),
       [this.layout.staffLedgerKey(p.eventId), ...(p.lock?.keys ?? [])],
     )) as ScriptReply;
     const result = toCreateResult(p.eventId, reply);
@@ -166,7 +96,9 @@ export class HoldStore implements OnModuleInit {
         }
         throw e;
       }
-      this.wakeFor(result.hold);
+      if (dueSooner(reply)) {
+        this.wakeFor(result.hold);
+      }
     }
     return result;
   }
@@ -276,47 +208,19 @@ export class HoldStore implements OnModuleInit {
     return changed;
   }
 
-  /**
-   * One bounded sweep step for one shard (see lua/sweep-shard.lua): due holds of its events expired, ended
-   * holds past retention forgotten, events past their retention with no live hold removed.
-   */
-  async sweepShard(shard: number, batchSize: number): Promise<SweepResult> {
-    const r = (await this.scripts.sweepShard(shard, [
-      batchSize,
-      STUCK_RECHECK_MS,
-      MAX_EVENTS_REMOVED_PER_STEP,
-      EVENT_RECHECK_MS,
-    ])) as (number | string)[];
-    return {
-      expiredHolds: Number(r[0]),
-      expiredSeats: Number(r[1]),
-      forgottenHolds: Number(r[2]),
-      removedEvents: Number(r[3]),
-      more: Number(r[4]) === 1,
-      stuckConfirming: r.slice(5).map(String),
-    };
+  /** One bounded sweep step for one shard (ShardSweep.step). */
+  sweepShard(shard: number, batchSize: number): Promise<SweepResult> {
+    return this.sweep.step(shard, batchSize);
   }
 
-  /**
-   * Enters the event in its shard's events index with retain-until = start + HOLD_EVENT_RETENTION_SECONDS:
-   * past it, once no hold is live or kept, the shard's sweep removes the event's keys. Idempotent.
-   */
-  async registerEvent(eventId: string, startsAt: Date): Promise<void> {
-    HoldIds.prefixOf(eventId);
-    const until = startsAt.getTime() + this.eventRetentionMs;
-    const shard = this.layout.shardOf(eventId);
-    await this.redis.zadd(this.layout.shardKeys(shard).events, until, eventId);
-    // its removal is work of the shard's sweep, due then (hold-keys.ts, WAKE_KEY)
-    await this.redis.zadd(WAKE_KEY, 'LT', until, shard);
+  /** Enters the event with its retention, past which its keys are removed (ShardSweep.registerEvent). */
+  registerEvent(eventId: string, startsAt: Date): Promise<void> {
+    return this.sweep.registerEvent(eventId, startsAt);
   }
 
-  /**
-   * Whether the shard's sweep deleted the event's keys (its tombstone, lua/event-retention.lua): what they
-   * held is gone from Redis, so nothing read from them (a seat map) may be shown as the event's state.
-   */
-  async eventRemoved(eventId: string): Promise<boolean> {
-    const ended = this.layout.shardKeys(this.layout.shardOf(eventId)).ended;
-    return (await this.redis.zscore(ended, eventId)) !== null;
+  /** Whether the event's keys were removed past its retention (ShardSweep.eventRemoved). */
+  eventRemoved(eventId: string): Promise<boolean> {
+    return this.sweep.eventRemoved(eventId);
   }
 
   /** The outbox stream key of a shard, without the client's keyPrefix (ioredis adds it). */
@@ -355,6 +259,9 @@ export class HoldStore implements OnModuleInit {
   }
 
   /**
+   * A new hold calls it only when its script lowered its event's entry in the shard's due index
+   * (dueSooner): otherwise an entry of the shard is due no later than this hold, and the wake index is
+   * already at or before that entry (it was lowered with it, or set from the shard's heads by a sweep).
    * Lowers the hold's shard in the wake index (hold-keys.ts, WAKE_KEY) to when the hold is next due (its
    * expireAt, or its confirm deadline): the shard's owner sweeps it then, without polling every shard.
    * Not waited for: it only ever brings a sweep forward, and one that is lost is made up by the sweeper's
