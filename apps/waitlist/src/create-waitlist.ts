@@ -9,6 +9,9 @@ import { ensureTopics, GroupMembership, KAFKA, kafkaLogCreator, ObservedServerKa
 import { recordHttpMetrics } from '@app/observability';
 import { WaitlistModule } from './waitlist.module';
 
+/** Partitions handled at once; below DATABASE_POOL_SIZE's default, as each holds a connection. */
+const PARTITIONS_AT_ONCE = 6;
+
 /**
  * The waitlist app, as apps/expiry-consumer is built: a Kafka consumer of seat.status (its own group,
  * manual commits) plus a small HTTP server for /health and /metrics. Resolves once the consumer has
@@ -42,7 +45,9 @@ export async function startWaitlist(port?: number): Promise<NestFastifyApplicati
             heartbeatInterval: Math.floor(config.kafka.sessionTimeoutMs / 10),
           },
           subscribe: { fromBeginning: true },
-          run: { autoCommit: false },
+          // shows on other partitions are offered at the same time: an offer waits mostly on PostgreSQL,
+          // the seat API and Kafka, not on this process, and one partition's changes stay in order
+          run: { autoCommit: false, partitionsConsumedConcurrently: PARTITIONS_AT_ONCE },
         },
         {
           observe: (consumer) => membership.attach(consumer),
