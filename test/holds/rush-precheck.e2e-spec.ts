@@ -17,6 +17,8 @@ let api: Api;
 let eventId: string;
 /** Commands sent by clients (not run inside a script) that name `eventId`: 'script' for EVAL / EVALSHA. */
 let seen: string[] = [];
+/** ZADDs clients sent to the wake index (hold-keys.ts, WAKE_KEY), which names a shard, not the event. */
+let wakes: string[][] = [];
 /** The last marker MONITOR showed: Redis shows commands in the order it ran them, so all before it too. */
 let shown = '';
 let markers = 0;
@@ -41,6 +43,9 @@ beforeAll(async () => {
     if (args[0].toLowerCase() === 'echo' && args[1]?.startsWith(`marker:${eventId}:`)) {
       shown = args[1];
       return;
+    }
+    if (!source.includes('lua') && args[0].toLowerCase() === 'zadd' && args[1].endsWith('hold:wake')) {
+      wakes.push(args);
     }
     if (!source.includes('lua') && args.some((a) => a.includes(eventId))) {
       // one script call: the lock's EVALSHA (EVAL if Redis lost the script), the hold store's FCALL
@@ -70,6 +75,25 @@ it('a calm event: each hold is lock, then the hold script, which unlocks (two co
     expect(answer.status).toBe(201);
     expect(commands).toEqual(['script', 'script']);
   }
+});
+
+it('a hold due after its shard already is sends nothing else: the wake index is lowered only by a hold that brings the sweep forward', async () => {
+  wakes = [];
+  for (let i = 6; i <= 10; i++) {
+    const [answer] = await commandsOf(() => hold(`calm-${i}`, [`S-A-${i}`]));
+    expect(answer.status).toBe(201);
+  }
+  // each came after the warm-up's hold of the same event, due earlier: its shard's wake-up already is
+  expect(wakes).toEqual([]);
+
+  // the shard is still woken no later than its earliest hold (the warm-up's)
+  const [seatsKey] = await server.client.keys(`*hold:{s*}:${eventId}:seats`);
+  const shard = /\{s(\d+)\}/.exec(seatsKey)![1];
+  const [wakeKey] = await server.client.keys('*hold:wake');
+  const wakeAt = await server.client.zscore(wakeKey, shard);
+  expect(wakeAt).not.toBeNull();
+  const calm = await hold('calm-11', ['S-A-11']);
+  expect(Number(wakeAt)).toBeLessThan(Date.parse((calm.body as { expiresAt: string }).expiresAt));
 });
 
 it('a rush: once most attempts find their seats taken, a 409 costs one read, a free seat is still held', async () => {

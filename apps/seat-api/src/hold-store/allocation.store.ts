@@ -6,7 +6,7 @@ import { REDIS_CLIENT, ReplicaAcks } from '@app/redis';
 import Redis from 'ioredis';
 import { HoldIds } from './hold-ids';
 import { WAKE_KEY } from './hold-keys';
-import { ScriptReply, toHoldRecord } from './hold-replies';
+import { dueSooner, ScriptReply, toHoldRecord } from './hold-replies';
 import { HoldStore } from './hold.store';
 import { HoldRecord } from './hold.types';
 import { ALLOCATION_MAX_SEATS } from './lua/manifest';
@@ -143,10 +143,12 @@ export class AllocationStore {
           .catch(() => undefined);
         throw e;
       }
-      // the shard's sweep is due when this hold is (HoldStore.wakeFor)
-      void this.redis
-        .zadd(WAKE_KEY, 'LT', result.hold.expireAtMs, this.store.layout.shardOf(p.eventId))
-        .catch(() => undefined);
+      // the shard's sweep is due when this hold is, unless the shard had work due no sooner (HoldStore.wakeFor)
+      if (dueSooner(reply)) {
+        void this.redis
+          .zadd(WAKE_KEY, 'LT', result.hold.expireAtMs, this.store.layout.shardOf(p.eventId))
+          .catch(() => undefined);
+      }
     }
     return result;
   }

@@ -44,6 +44,13 @@ export function toHoldRecord(eventId: string, raw: unknown): HoldRecord {
   };
 }
 
+/**
+ * Whether a new hold's OK answer (create-hold.lua, best-available.lua) says its shard's wake-up must come
+ * sooner (hold-keys.ts, WAKE_KEY): its third element is 0 when the shard already had work due no later.
+ * An answer without it (a staff hold answered again from its ledger) wakes, as every hold once did.
+ */
+export const dueSooner = (reply: ScriptReply): boolean => reply[2] !== 0;
+
 /** CREATE_HOLD's answer. */
 export function toCreateResult(eventId: string, reply: ScriptReply): CreateHoldResult {
   switch (reply[0]) {

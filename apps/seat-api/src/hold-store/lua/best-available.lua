@@ -194,8 +194,9 @@ if h.expire > h.max then h.expire = h.max end
 set_seats(seats, 'H', hid, h.expire, token)
 save(h)
 hold_record_added()
-due_add(h.expire, hid)
+local sooner = due_add(h.expire, hid)
 status_change(SEAT_STATUS.CREATED, h, seats, SEAT_STATUS_FIELDS.expireAt, h.expire)
 live[#live + 1] = hid
 update_user_holds(user, function() return table.concat(live, ',') end)
-return { 'OK', view(h) }
+-- third: 1 when the shard's wake-up must come sooner for this hold (as create-hold.lua)
+return { 'OK', view(h), sooner and 1 or 0 }

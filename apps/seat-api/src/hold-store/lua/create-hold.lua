@@ -92,7 +92,7 @@ if h.expire > h.max then h.expire = h.max end
 set_seats(seats, 'H', hid, h.expire, token)
 save(h)
 hold_record_added()
-due_add(h.expire, hid)
+local sooner = due_add(h.expire, hid)
 status_change(SEAT_STATUS.CREATED, h, seats, SEAT_STATUS_FIELDS.expireAt, h.expire)
 live[#live + 1] = hid
 update_user_holds(user, function() return table.concat(live, ',') end)
@@ -100,4 +100,5 @@ if action ~= '' then
   redis.call('HSET', ledger, action, 'A')
   redis.call('PEXPIRE', ledger, ARGV[16])
 end
-return answer({ 'OK', view(h) })
+-- third: 1 when the shard's wake-up must come sooner for this hold (HoldStore.createHold)
+return answer({ 'OK', view(h), sooner and 1 or 0 })

@@ -31,11 +31,13 @@ end
 -- entry in the shard's index (ZADD LT adds a missing member): the shard sweep finds the event, and the
 -- bucket, no later than its first due hold. Removals leave the times as they are (early is harmless: the
 -- sweep sets them right when it visits).
+-- Returns whether the event's entry in the shard's index was added or lowered: only then can the shard
+-- have work sooner than the wake index says (hold-keys.ts, WAKE_KEY), which the caller then lowers too.
 local function due_add(score, hid)
   local b = bucket(hid)
   redis.call('ZADD', K_DUE .. ':' .. b, score, hid)
   redis.call('ZADD', K_DUE, 'LT', score, b)
-  redis.call('ZADD', K_SDUE, 'LT', score, EVENT_ID)
+  return redis.call('ZADD', K_SDUE, 'LT', 'CH', score, EVENT_ID) == 1
 end
 -- A bucket left empty leaves the head too: an empty head means no live hold (the event may be removed).
 local function due_remove(hid)
