@@ -2,7 +2,7 @@
  * The seat.status stream against the real services (PostgreSQL, Redis, a private Kafka broker that is
  * stopped and started): every change of a seat's state (a hold created by seat ids or best available,
  * extended, released by its customer or by staff, confirmed, expired, a booking cancelled, seats blocked
- * and unblocked by staff) reaches
+ * and unblocked by staff, and each staff action as its audit records it) reaches
  * seat.status in the order it was made, keyed by the show, with ids that name the change, each message
  * valid against the AsyncAPI document the API serves at /docs/asyncapi; seat.expired keeps carrying
  * exactly its SeatExpired messages and nothing else; Kafka down meanwhile loses nothing.
@@ -148,7 +148,7 @@ it('every change of a seat reaches seat.status in the order made, valid against 
     });
     expect(r.status).toBe(200);
   }
-  await eventually(() => changes().length === 14, 30_000, '14 changes on seat.status');
+  await eventually(() => changes().length === 18, 30_000, '18 changes on seat.status');
 
   expect(changes().map((c) => [c.type, c.id])).toEqual([
     ['HoldCreated', `${h1}:created`],
@@ -158,16 +158,31 @@ it('every change of a seat reaches seat.status in the order made, valid against 
     ['HoldConfirmed', `${h2}:confirmed`],
     ['HoldCreated', `${h3}:created`],
     ['HoldReleased', `${h3}:released`],
+    ['StaffActionRecorded', expect.stringMatching(/:staff$/)],
     ['HoldCreated', `${h5}:created`],
     ['HoldCreated', `${h4}:created`],
     ['SeatExpired', `${h5}:S-C-1`],
     ['SeatExpired', `${h5}:S-C-2`],
     ['BookingCancelled', bookingId],
+    ['StaffActionRecorded', expect.stringMatching(/:staff$/)],
     ['SeatsBlocked', expect.stringMatching(/:blocked$/)],
+    ['StaffActionRecorded', expect.stringMatching(/:staff$/)],
     ['SeatsUnblocked', expect.stringMatching(/:unblocked$/)],
+    ['StaffActionRecorded', expect.stringMatching(/:staff$/)],
   ]);
-  expect(changes()[12].data).toMatchObject({ eventId, seatIds: ['S-C-9'] });
-  const [created, extended, released, , booked, , forcedOut, , best] = changes();
+  expect(changes()[14].data).toMatchObject({ eventId, seatIds: ['S-C-9'] });
+  // each staff action's record follows its change, from the same script
+  expect(
+    changes()
+      .filter((c) => c.type === 'StaffActionRecorded')
+      .map((c) => [c.data.action, c.data.target, c.data.actor, c.data.reason]),
+  ).toEqual([
+    ['HOLD_FORCE_RELEASE', h3, 'admin-1', 'duplicate order'],
+    ['BOOKING_CANCEL', bookingId, 'admin-1', 'refunded'],
+    ['SEATS_BLOCK', 'S-C-9', 'admin-1', 'camera position'],
+    ['SEATS_UNBLOCK', 'S-C-9', 'admin-1', 'camera position'],
+  ]);
+  const [created, extended, released, , booked, , forcedOut, , , best] = changes();
   expect(created.data).toMatchObject({ eventId, holdId: h1, userId: 'alice', seatIds: ['S-A-1', 'S-A-2'] });
   expect(Date.parse(extended.data.expireAt)).toBeGreaterThan(Date.parse(created.data.expireAt));
   expect(released.data).toMatchObject({ reason: 'RELEASED', seatIds: ['S-A-1', 'S-A-2'] });

@@ -4,7 +4,7 @@ import { AppConfig } from '@app/config';
 import { AuditEntryEntity } from '@app/database';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
-import { StaffHoldStore } from '../hold-store';
+import { StaffAction, StaffHoldStore } from '../hold-store';
 import { AuditLog, AuditRecord } from './audit-log';
 import { PreparedChange } from './prepared-changes';
 
@@ -65,17 +65,19 @@ export class AuditedActions {
   }
 
   /**
-   * Runs `change` (given the action's id, which it must hand to its store script) as audited action `r`.
+   * Runs `change` (given the action's id and the action as `r` records it, which it must hand to its
+   * store script) as audited action `r`.
    * `change` throws ActionRefused for a refusal; anything else it throws leaves open whether it happened.
    * `prepared`: the action's PostgreSQL part, written with its entry and taken back if the action is
    * given up (prepared-changes.ts); its refusal (a DomainError) is answered as it is, nothing written.
    */
   async run<T>(
     r: AuditRecord,
-    change: (actionId: string) => Promise<T>,
+    change: (actionId: string, action: StaffAction) => Promise<T>,
     prepared?: PreparedChange,
   ): Promise<T> {
     const id = randomUUID();
+    const action = { id, actor: r.actor, action: r.action, target: r.target, reason: r.reason };
     try {
       await this.log.begin(id, r, this.settleAfterMs, AUDIT_TIMEOUT_MS, prepared);
     } catch (e) {
@@ -88,13 +90,13 @@ export class AuditedActions {
     }
     let result: T;
     try {
-      result = await change(id);
+      result = await change(id, action);
     } catch (e) {
       if (e instanceof ActionRefused) {
         await this.quietly(id, 'discard', () => this.log.discard(id, AUDIT_TIMEOUT_MS));
         throw e.refusal;
       }
-      return this.afterFailure(r, id, e, change);
+      return this.afterFailure(r, action, e, change);
     }
     // if PostgreSQL fails now, the entry stays PENDING: the change happened, the next audit read says so
     await this.quietly(id, 'mark done', () => this.log.markDone(id, AUDIT_TIMEOUT_MS));
@@ -109,10 +111,11 @@ export class AuditedActions {
    */
   private async afterFailure<T>(
     r: AuditRecord,
-    id: string,
+    action: StaffAction,
     failure: unknown,
-    change: (actionId: string) => Promise<T>,
+    change: (actionId: string, action: StaffAction) => Promise<T>,
   ): Promise<T> {
+    const { id } = action;
     let outcome;
     try {
       outcome = await this.staff.settleAction(r.eventId, id);
@@ -128,7 +131,7 @@ export class AuditedActions {
     }
     await this.quietly(id, 'mark done', () => this.log.markDone(id, AUDIT_TIMEOUT_MS));
     try {
-      return await change(id);
+      return await change(action.id, action);
     } catch (e) {
       throw e instanceof ActionRefused ? e.refusal : e;
     }

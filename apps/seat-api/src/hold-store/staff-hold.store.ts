@@ -39,6 +39,22 @@ export type UnblockResult =
   | { ok: false; error: 'NOT_BLOCKED'; seatIds: string[] }
   | { ok: false; error: 'ACTION_CANCELLED' | 'STALE_FENCING_TOKEN' };
 
+/**
+ * One audited staff action as its change is asked of Redis: its id (the audit entry's) and what the entry
+ * records, which the script puts on the seat.status stream with the change (StaffActionRecorded).
+ */
+export interface StaffAction {
+  id: string;
+  actor: string;
+  /** The audit's name of the action (AuditAction). */
+  action: string;
+  target: string;
+  reason?: string;
+}
+
+/** The script arguments of a staff action (hold-lifecycle.lua staff_applied), after the ledger's ttl. */
+const described = (a: StaffAction): string[] => [a.actor, a.action, a.target, a.reason ?? ''];
+
 /** How a staff action stands in Redis once decided (settleAction). */
 export type StaffActionOutcome = 'APPLIED' | 'CANCELLED';
 
@@ -86,13 +102,13 @@ export class StaffHoldStore {
   }
 
   /**
-   * Releases the hold whoever holds it, as staff action `actionId` (at most once; never once the action
+   * Releases the hold whoever holds it, as staff action `action` (at most once; never once the action
    * was given up: ACTION_CANCELLED). Needs the seat lock's fencing token, as every seat write does.
    */
   async forceRelease(p: {
     holdId: string;
     fencingToken: number;
-    actionId: string;
+    action: StaffAction;
   }): Promise<
     StoreResult<
       'HOLD_NOT_FOUND' | 'HOLD_CONFIRMED' | 'HOLD_NOT_ACTIVE' | 'STALE_FENCING_TOKEN' | 'ACTION_CANCELLED'
@@ -106,7 +122,7 @@ export class StaffHoldStore {
     const reply = (await this.store.scripts.onEvent(
       'holdForceRelease',
       id.eventId,
-      [id.hid, p.fencingToken, p.actionId, this.ledgerTtlMs],
+      [id.hid, p.fencingToken, p.action.id, this.ledgerTtlMs, ...described(p.action)],
       [this.store.layout.staffLedgerKey(id.eventId)],
     )) as ScriptReply;
     if (reply[0] === 'OK') {
@@ -117,7 +133,7 @@ export class StaffHoldStore {
 
   /**
    * Makes the seats of a booking available again and records its BookingCancelled in the outbox, as staff
-   * action `actionId` (cancel-booking.lua: at most once; never once the action was given up). `freed`: the
+   * action `action` (cancel-booking.lua: at most once; never once the action was given up). `freed`: the
    * seats Redis still had booked for it (none for a replay of an action applied already).
    */
   async cancelBooking(p: {
@@ -128,7 +144,7 @@ export class StaffHoldStore {
     userId: string;
     seatIds: string[];
     fencingToken: number;
-    actionId: string;
+    action: StaffAction;
   }): Promise<
     { ok: true; freed: string[] } | { ok: false; error: 'ACTION_CANCELLED' | 'STALE_FENCING_TOKEN' }
   > {
@@ -137,7 +153,17 @@ export class StaffHoldStore {
     const reply = (await this.store.scripts.onEvent(
       'bookingCancel',
       p.eventId,
-      [hid, p.fencingToken, p.actionId, this.ledgerTtlMs, p.bookingId, p.orderId, p.userId, ...p.seatIds],
+      [
+        hid,
+        p.fencingToken,
+        p.action.id,
+        this.ledgerTtlMs,
+        ...described(p.action),
+        p.bookingId,
+        p.orderId,
+        p.userId,
+        ...p.seatIds,
+      ],
       [this.store.layout.staffLedgerKey(p.eventId)],
     )) as [string, string[]?];
     if (reply[0] !== 'OK') {
@@ -152,14 +178,14 @@ export class StaffHoldStore {
   }
 
   /**
-   * Takes the seats off sale, all or none, as staff action `actionId` (block-seats.lua): refused with the
+   * Takes the seats off sale, all or none, as staff action `action` (block-seats.lua): refused with the
    * seats that are held, booked or blocked already. Needs the seat lock's fencing token.
    */
   async blockSeats(p: {
     eventId: string;
     seatIds: string[];
     fencingToken: number;
-    actionId: string;
+    action: StaffAction;
   }): Promise<BlockResult> {
     const reply = await this.seatsChange('seatsBlock', p);
     if (reply[0] === 'SEATS_UNAVAILABLE') {
@@ -172,12 +198,12 @@ export class StaffHoldStore {
     return reply[0] === 'OK' ? { ok: true } : { ok: false, error: reply[0] as 'ACTION_CANCELLED' };
   }
 
-  /** Puts blocked seats back on sale, all or none, as staff action `actionId` (unblock-seats.lua). */
+  /** Puts blocked seats back on sale, all or none, as staff action `action` (unblock-seats.lua). */
   async unblockSeats(p: {
     eventId: string;
     seatIds: string[];
     fencingToken: number;
-    actionId: string;
+    action: StaffAction;
   }): Promise<UnblockResult> {
     const reply = await this.seatsChange('seatsUnblock', p);
     if (reply[0] === 'NOT_BLOCKED') {
@@ -203,13 +229,13 @@ export class StaffHoldStore {
 
   private async seatsChange(
     script: 'seatsBlock' | 'seatsUnblock',
-    p: { eventId: string; seatIds: string[]; fencingToken: number; actionId: string },
+    p: { eventId: string; seatIds: string[]; fencingToken: number; action: StaffAction },
   ): Promise<[string, unknown?]> {
     const ack = this.acks.before(this.store.scripts.slotKeyOf(p.eventId));
     const reply = (await this.store.scripts.onEvent(
       script,
       p.eventId,
-      [p.fencingToken, p.actionId, this.ledgerTtlMs, ...p.seatIds],
+      [p.fencingToken, p.action.id, this.ledgerTtlMs, ...described(p.action), ...p.seatIds],
       [this.store.layout.staffLedgerKey(p.eventId)],
     )) as [string, unknown?];
     if (reply[0] === 'OK') {

@@ -7,6 +7,7 @@ import {
   SEAT_EXPIRED_TYPE,
   SEATS_BLOCKED_TYPE,
   SEATS_UNBLOCKED_TYPE,
+  STAFF_ACTION_RECORDED_TYPE,
   WAITLIST_OFFER_MADE_TYPE,
   type SeatStatusCloudEvent,
 } from '@app/contracts';
@@ -28,7 +29,7 @@ export type WaitlistChange =
 /**
  * Freed: a hold released (by its user, staff, a cancellation), a seat expired (one message per seat), a
  * booking cancelled, seats staff unblocked. Booked: a hold confirmed (an offer accepted). The rest (holds
- * made or extended, seats blocked, offers announced) changes nothing for the queue.
+ * made or extended, seats blocked, offers announced, staff actions told) changes nothing for the queue.
  */
 export function waitlistChange(ce: SeatStatusCloudEvent): WaitlistChange {
   switch (ce.type) {
@@ -64,6 +65,7 @@ export function waitlistChange(ce: SeatStatusCloudEvent): WaitlistChange {
     case HOLD_EXTENDED_TYPE:
     case SEATS_BLOCKED_TYPE:
     case WAITLIST_OFFER_MADE_TYPE:
+    case STAFF_ACTION_RECORDED_TYPE:
       return { kind: 'none' };
   }
 }

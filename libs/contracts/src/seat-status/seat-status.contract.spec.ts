@@ -14,6 +14,7 @@ import {
   seatStatusKafkaMessage,
   seatsBlockedEvent,
   seatsUnblockedEvent,
+  staffActionRecordedEvent,
   waitlistOfferMadeEvent,
 } from '@app/contracts';
 
@@ -39,6 +40,18 @@ const every = [
   ),
   seatsBlockedEvent({ eventId, seatIds: ['STALLS-B-1'], actionId: 'a-1' }, at),
   seatsUnblockedEvent({ eventId, seatIds: ['STALLS-B-1'], actionId: 'a-2' }, at),
+  staffActionRecordedEvent(
+    {
+      eventId,
+      actionId: 'a-3',
+      actor: 'admin-1',
+      action: 'HOLD_FORCE_RELEASE',
+      target: holdId,
+      reason: 'duplicate order',
+      at: at.toISOString(),
+    },
+    at,
+  ),
 ];
 
 it('has a schema for every type and the default topic seat.status', () => {
@@ -58,6 +71,7 @@ it('names each change: the same change built twice, at other times, has one id',
     `e-9:offer:${holdId}`,
     'a-1:blocked',
     'a-2:unblocked',
+    'a-3:staff',
   ]);
   const later = new Date(at.getTime() + 7000);
   expect(holdCreatedEvent({ ...hold, expireAt }, later).id).toBe(every[0].id);
@@ -85,6 +99,10 @@ it.each([
   ['an extension of 0', JSON.stringify({ ...every[1], data: { ...every[1].data, extension: 0 } })],
   ['an unknown release reason', JSON.stringify({ ...every[2], data: { ...every[2].data, reason: 'BORED' } })],
   ['a bad time', JSON.stringify({ ...every[3], time: 'soon' })],
+  [
+    'an unknown staff action',
+    JSON.stringify({ ...every[9], data: { ...every[9].data, action: 'HOLD_STEAL' } }),
+  ],
 ])('refuses %s', (_what, value) => {
   expect(() => parseSeatStatus(value)).toThrow(SeatStatusSchemaError);
 });

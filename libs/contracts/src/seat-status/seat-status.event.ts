@@ -28,6 +28,8 @@ export const WAITLIST_OFFER_MADE_TYPE = 'WaitlistOfferMade';
 /** Staff took seats off sale (a blocked seat reads booked to the public) and put them back. */
 export const SEATS_BLOCKED_TYPE = 'SeatsBlocked';
 export const SEATS_UNBLOCKED_TYPE = 'SeatsUnblocked';
+/** One audited staff action made its change: who did what to which target, and why (its audit entry). */
+export const STAFF_ACTION_RECORDED_TYPE = 'StaffActionRecorded';
 
 /** Every type a reader of `seat.status` may meet; a reader skips a type it does not handle. */
 export const SEAT_STATUS_TYPES = [
@@ -40,6 +42,7 @@ export const SEAT_STATUS_TYPES = [
   WAITLIST_OFFER_MADE_TYPE,
   SEATS_BLOCKED_TYPE,
   SEATS_UNBLOCKED_TYPE,
+  STAFF_ACTION_RECORDED_TYPE,
 ] as const;
 export type SeatStatusType = (typeof SEAT_STATUS_TYPES)[number];
 
@@ -105,9 +108,35 @@ export interface SeatsBlockData {
   actionId: string;
 }
 
+/** The staff actions the audit records, by the names its entries carry. */
+export const STAFF_ACTIONS = [
+  'HOLD_FORCE_RELEASE',
+  'HOLD_ON_BEHALF',
+  'BOOKING_CANCEL',
+  'SEATS_BLOCK',
+  'SEATS_UNBLOCK',
+] as const;
+export type StaffActionName = (typeof STAFF_ACTIONS)[number];
+
+/** A staff action as its audit entry (GET /v1/events/{eventId}/audit) records it, once its change is made. */
+export interface StaffActionRecordedData {
+  eventId: string;
+  /** The audit entry's id. */
+  actionId: string;
+  /** The staff member's user id. */
+  actor: string;
+  action: StaffActionName;
+  /** What it acted on: a hold id, a booking id, or the seat ids joined by ','. */
+  target: string;
+  /** The reason staff gave; null when the action takes none. */
+  reason: string | null;
+  /** When the change was made (ISO 8601). */
+  at: string;
+}
+
 /**
  * id names the change (the id functions below); subject the hold (the offer's entry for
- * WaitlistOfferMade, the staff action for SeatsBlocked/SeatsUnblocked); time when the change was made.
+ * WaitlistOfferMade, the staff action for SeatsBlocked/SeatsUnblocked/StaffActionRecorded); time when the change was made.
  */
 type StatusEvent<T extends string, D extends { eventId: string }> = CloudEvent<T, D>;
 
@@ -118,6 +147,10 @@ export type HoldConfirmedCloudEvent = StatusEvent<typeof HOLD_CONFIRMED_TYPE, Ho
 export type WaitlistOfferMadeCloudEvent = StatusEvent<typeof WAITLIST_OFFER_MADE_TYPE, WaitlistOfferMadeData>;
 export type SeatsBlockedCloudEvent = StatusEvent<typeof SEATS_BLOCKED_TYPE, SeatsBlockData>;
 export type SeatsUnblockedCloudEvent = StatusEvent<typeof SEATS_UNBLOCKED_TYPE, SeatsBlockData>;
+export type StaffActionRecordedCloudEvent = StatusEvent<
+  typeof STAFF_ACTION_RECORDED_TYPE,
+  StaffActionRecordedData
+>;
 
 /** Any message of the seat-status topic. */
 export type SeatStatusCloudEvent =
@@ -129,7 +162,8 @@ export type SeatStatusCloudEvent =
   | BookingCancelledCloudEvent
   | WaitlistOfferMadeCloudEvent
   | SeatsBlockedCloudEvent
-  | SeatsUnblockedCloudEvent;
+  | SeatsUnblockedCloudEvent
+  | StaffActionRecordedCloudEvent;
 
 /**
  * Id rules. A hold is created, released and confirmed at most once, so its id and the change name each;
@@ -145,6 +179,7 @@ export const waitlistOfferMadeId = (entryId: string, holdId: string): string => 
 /** A staff action is applied at most once: its id and what it did name the change. */
 export const seatsBlockedId = (actionId: string): string => `${actionId}:blocked`;
 export const seatsUnblockedId = (actionId: string): string => `${actionId}:unblocked`;
+export const staffActionRecordedId = (actionId: string): string => `${actionId}:staff`;
 export { seatExpiredId };
 
 export const holdCreatedEvent = (data: HoldCreatedData, at: Date): HoldCreatedCloudEvent =>
@@ -168,6 +203,12 @@ export const seatsBlockedEvent = (data: SeatsBlockData, at: Date): SeatsBlockedC
   cloudEvent(SEATS_BLOCKED_TYPE, seatsBlockedId(data.actionId), data.actionId, data, at);
 export const seatsUnblockedEvent = (data: SeatsBlockData, at: Date): SeatsUnblockedCloudEvent =>
   cloudEvent(SEATS_UNBLOCKED_TYPE, seatsUnblockedId(data.actionId), data.actionId, data, at);
+
+export const staffActionRecordedEvent = (
+  data: StaffActionRecordedData,
+  at: Date,
+): StaffActionRecordedCloudEvent =>
+  cloudEvent(STAFF_ACTION_RECORDED_TYPE, staffActionRecordedId(data.actionId), data.actionId, data, at);
 
 /** The Kafka record of any seat-status event (cloud-event.ts: keyed by the show, as seat.expired's). */
 export const seatStatusKafkaMessage = (ce: SeatStatusCloudEvent) => cloudEventKafkaMessage(ce);

@@ -4,7 +4,8 @@
  * SEAT_EXPIRED_RECORD_FIELDS, which a SeatExpired record keeps). Keyed by what each field carries; the value
  * is the field's name in the entry. `type` is one of SEAT_STATUS_TYPES; a record carries the fields its
  * type's data needs (SeatsBlocked and SeatsUnblocked have no hold: actionId instead): `seatIds` joined by ',' (a seat id never holds one), `expireAt`, `offerExpiresAt` and
- * `at` (when the change was made) epoch ms, `extension` an integer.
+ * `at` (when the change was made) epoch ms, `extension` an integer. A StaffActionRecorded carries actionId,
+ * actor, action, target and its staff reason in `reason` ('' for none), and no seatIds.
  */
 export const SEAT_STATUS_RECORD_FIELDS = {
   type: 'type',
@@ -19,5 +20,8 @@ export const SEAT_STATUS_RECORD_FIELDS = {
   entryId: 'entryId',
   offerExpiresAt: 'offerExpiresAt',
   actionId: 'actionId',
+  actor: 'actor',
+  action: 'action',
+  target: 'target',
   at: 'at',
 } as const;

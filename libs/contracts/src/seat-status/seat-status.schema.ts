@@ -17,6 +17,8 @@ import {
   SEATS_BLOCKED_TYPE,
   SEATS_UNBLOCKED_TYPE,
   SeatStatusCloudEvent,
+  STAFF_ACTION_RECORDED_TYPE,
+  STAFF_ACTIONS,
   SeatStatusType,
   WAITLIST_OFFER_MADE_TYPE,
 } from './seat-status.event';
@@ -125,6 +127,22 @@ export const SEAT_STATUS_SCHEMAS: Record<SeatStatusType, Schema> = {
     'Staff put blocked seats back on sale: they are free. id `<actionId>:unblocked`.',
     { eventId: text, seatIds, actionId: text },
     ['eventId', 'seatIds', 'actionId'],
+  ),
+  [STAFF_ACTION_RECORDED_TYPE]: cloudEvent(
+    STAFF_ACTION_RECORDED_TYPE,
+    'Staff action recorded',
+    'An audited staff action made its change, as its audit entry records it (an action given up or ' +
+      'refused has none). id `<actionId>:staff`.',
+    {
+      eventId: text,
+      actionId: text,
+      actor: text,
+      action: { enum: [...STAFF_ACTIONS] },
+      target: text,
+      reason: { type: ['string', 'null'] },
+      at: instant,
+    },
+    ['eventId', 'actionId', 'actor', 'action', 'target', 'reason', 'at'],
   ),
 };
 

@@ -64,6 +64,34 @@ it('turns each hold change record into its CloudEvent, named by the change', () 
   expect(eventFromOutbox(blocked)?.id).toBe('a-1:unblocked');
 });
 
+/** A staff action's record as hold-lifecycle.lua staff_applied writes it. */
+const staff = (more: Record<string, string>): string[] =>
+  Object.entries({
+    [S.type]: 'StaffActionRecorded',
+    [S.eventId]: eventId,
+    [S.actionId]: 'a-3',
+    [S.actor]: 'admin-1',
+    [S.action]: 'SEATS_BLOCK',
+    [S.target]: 'S-B-1,S-B-2',
+    [S.reason]: 'camera position',
+    [S.at]: String(Date.parse('2027-03-01T19:05:00.123Z')),
+    ...more,
+  }).flatMap(([k, v]) => [k, v]);
+
+it("turns a staff action's record into its StaffActionRecorded; a reason left '' is null", () => {
+  const data = {
+    eventId,
+    actionId: 'a-3',
+    actor: 'admin-1',
+    action: 'SEATS_BLOCK',
+    target: 'S-B-1,S-B-2',
+    reason: 'camera position',
+    at: '2027-03-01T19:05:00.123Z',
+  };
+  expect(eventFromOutbox(staff({}))).toMatchObject({ id: 'a-3:staff', subject: 'a-3', data });
+  expect(eventFromOutbox(staff({ [S.reason]: '' }))?.data).toEqual({ ...data, reason: null });
+});
+
 it.each([
   ['an unknown type', record('HoldBooked', {})],
   ['a HoldCreated without expireAt', record('HoldCreated', {})],
@@ -72,6 +100,8 @@ it.each([
   ['a HoldConfirmed without order', record('HoldConfirmed', {})],
   ['a SeatsBlocked without its action', record('SeatsBlocked', {})],
   ['a record without time', record('HoldConfirmed', { [S.orderId]: 'o', [S.at]: '' })],
+  ['a staff action of an unknown name', staff({ [S.action]: 'HOLD_STEAL' })],
+  ['a staff action without its actor', staff({ [S.actor]: '' })],
 ])('refuses %s (moved aside by the relay)', (_what, fields) => {
   expect(eventFromOutbox(fields)).toBeNull();
 });

@@ -15,15 +15,20 @@ import {
   seatsBlockedEvent,
   SeatStatusCloudEvent,
   seatsUnblockedEvent,
+  STAFF_ACTION_RECORDED_TYPE,
+  STAFF_ACTIONS,
+  staffActionRecordedEvent,
+  StaffActionName,
   WAITLIST_OFFER_MADE_TYPE,
   waitlistOfferMadeEvent,
 } from '@app/contracts';
 
 const REASONS: ReadonlySet<string> = new Set(Object.values(HOLD_RELEASE_REASONS));
+const STAFF: ReadonlySet<string> = new Set(STAFF_ACTIONS);
 
 /**
  * The CloudEvent of a seat-status record (SEAT_STATUS_RECORD_FIELDS: hold-store/lua/hold-lifecycle.lua
- * status_change, or a waiting list's offer), or null when its type is unknown or a field it needs is
+ * status_change and staff_applied, or a waiting list's offer), or null when its type is unknown or a field it needs is
  * missing (a record of another version): such a record could never be published, and is moved aside.
  */
 export function seatStatusFrom(byName: Record<string, string>): SeatStatusCloudEvent | null {
@@ -35,11 +40,20 @@ export function seatStatusFrom(byName: Record<string, string>): SeatStatusCloudE
   const eventId = f('eventId');
   const seats = byName[S.seatIds];
   const at = ms('at');
+  const type = byName[S.type];
+  if (type === STAFF_ACTION_RECORDED_TYPE) {
+    const [actionId, actor, action, target] = [f('actionId'), f('actor'), f('action'), f('target')];
+    if (!eventId || !at || !actionId || !actor || !action || !STAFF.has(action) || !target) {
+      return null;
+    }
+    const reason = f('reason') ?? null;
+    const data = { eventId, actionId, actor, action: action as StaffActionName, target, reason };
+    return staffActionRecordedEvent({ ...data, at: at.toISOString() }, at);
+  }
   if (!eventId || seats === undefined || !at) {
     return null;
   }
   const seatIds = seats ? seats.split(',') : [];
-  const type = byName[S.type];
   if (type === SEATS_BLOCKED_TYPE || type === SEATS_UNBLOCKED_TYPE) {
     const actionId = f('actionId');
     if (!actionId) {

@@ -1,6 +1,7 @@
 -- Staff block of seats (holds/admin): takes them off sale, as one audited staff action: the seats and the
 -- action's 'A' in the event's staff-action ledger (force-release.lua) are one atomic step.
--- ARGV[4] fencing token, [5] action id, [6] how long the ledger is kept (ms), [7..] seat ids;
+-- ARGV[4] fencing token, [5] action id, [6] how long the ledger is kept (ms), [7..10] the action's actor,
+-- name, target and reason (staff_applied), [11..] seat ids;
 -- KEYS[EVENT_SCRIPT_KEYS + 1] the ledger.
 -- A blocked seat is 'B' under the hid BLOCKED_HID, which no hold id can be: every hold script already
 -- treats it as booked (never held, never confirmed, never freed by a hold's release, expiry or a
@@ -14,7 +15,7 @@ local mark = redis.call('HGET', ledger, action)
 if mark == 'X' then return { 'ACTION_CANCELLED' } end
 if mark == 'A' then return { 'OK' } end
 local token, seats, conflicts, highest = tonumber(ARGV[4]), {}, {}, 0
-for i = 7, #ARGV do
+for i = 11, #ARGV do
   local s = ARGV[i]
   seats[#seats + 1] = s
   local state, owner, exp, fence = seat(s)
@@ -32,6 +33,5 @@ if #conflicts > 0 then return { 'SEATS_UNAVAILABLE', conflicts } end
 if not fence_ok(highest, token) then return { 'STALE_FENCING_TOKEN' } end
 set_seats(seats, 'B', BLOCKED_HID, 0, token)
 seats_change(SEAT_STATUS.BLOCKED, seats, action)
-redis.call('HSET', ledger, action, 'A')
-redis.call('PEXPIRE', ledger, ARGV[6])
+staff_applied(ledger, action, ARGV[6], 7)
 return { 'OK' }

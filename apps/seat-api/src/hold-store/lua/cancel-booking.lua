@@ -3,7 +3,8 @@
 -- staff-action ledger (force-release.lua): the seats are never freed without their event, nor the event
 -- written twice, and PostgreSQL's audit entry of the action is settled from the mark alone.
 -- ARGV[4] hid of the booking's hold, [5] fencing token, [6] action id, [7] how long the ledger is kept
--- (ms), [8] booking id, [9] order id, [10] the customer's user id, [11..] the booking's seat ids;
+-- (ms), [8..11] the action's actor, name, target and reason (staff_applied), [12] booking id, [13] order
+-- id, [14] the customer's user id, [15..] the booking's seat ids;
 -- KEYS[EVENT_SCRIPT_KEYS + 1] the ledger.
 -- A seat is freed only while Redis has it booked for this booking: 'B' under its hold's hid, or 'B' with
 -- none (restored from PostgreSQL, mark-booked.lua). A seat in any other state (Redis lost the booking and
@@ -16,7 +17,7 @@ if mark == 'X' then return { 'ACTION_CANCELLED' } end
 if mark == 'A' then return { 'OK', {} } end
 local hid, token = ARGV[4], tonumber(ARGV[5])
 local freed, highest = {}, 0
-for i = 11, #ARGV do
+for i = 15, #ARGV do
   local state, owner, _, fence = seat(ARGV[i])
   if state == 'B' and (owner == hid or owner == '') then
     freed[#freed + 1] = ARGV[i]
@@ -26,9 +27,8 @@ end
 if not fence_ok(highest, token) then return { 'STALE_FENCING_TOKEN' } end
 if #freed > 0 then set_seats(freed, 'F', '', 0, token) end
 local C = BOOKING_CANCELLED_FIELDS
-redis.call('XADD', K_OUTBOX, '*', C.type, BOOKING_CANCELLED_TYPE, C.eventId, EVENT_ID, C.bookingId, ARGV[8],
-  C.holdId, ID_PREFIX .. hid, C.orderId, ARGV[9], C.userId, ARGV[10], C.seatIds, table.concat(freed, ','),
-  C.cancelledAt, NOW)
-redis.call('HSET', ledger, action, 'A')
-redis.call('PEXPIRE', ledger, ARGV[7])
+redis.call('XADD', K_OUTBOX, '*', C.type, BOOKING_CANCELLED_TYPE, C.eventId, EVENT_ID,
+  C.bookingId, ARGV[12], C.holdId, ID_PREFIX .. hid, C.orderId, ARGV[13], C.userId, ARGV[14],
+  C.seatIds, table.concat(freed, ','), C.cancelledAt, NOW)
+staff_applied(ledger, action, ARGV[7], 8)
 return { 'OK', freed }

@@ -1,6 +1,6 @@
 -- Staff force release (holds/admin): gives back the seats of a hold, whoever holds it, as one audited
 -- staff action. ARGV[4] hid, [5] fencing token, [6] action id, [7] how long the event's staff-action
--- ledger is kept (ms); KEYS[EVENT_SCRIPT_KEYS + 1] that ledger: action id -> 'A' (applied) or 'X' (given
+-- ledger is kept (ms), [8..11] the action's actor, name, target and reason (staff_applied); KEYS[EVENT_SCRIPT_KEYS + 1] that ledger: action id -> 'A' (applied) or 'X' (given
 -- up, settle-staff-action.lua). The release and its 'A' are one atomic step, and an action given up is
 -- never applied: PostgreSQL's audit entry of the action is settled from this mark alone.
 -- Replies {'OK', hold} (also when this action had applied already), {'ACTION_CANCELLED'},
@@ -21,6 +21,5 @@ set_seats(mine, 'F', '', 0, token)
 h.fence = token
 finish(h, 'RELEASED')
 status_change(SEAT_STATUS.RELEASED, h, mine, SEAT_STATUS_FIELDS.reason, RELEASE_REASON.FORCE_RELEASED)
-redis.call('HSET', ledger, action, 'A')
-redis.call('PEXPIRE', ledger, ARGV[7])
+staff_applied(ledger, action, ARGV[7], 8)
 return { 'OK', view(h) }

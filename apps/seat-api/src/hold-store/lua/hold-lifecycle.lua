@@ -37,6 +37,20 @@ local function seats_change(kind, seats, action)
     S.actionId, action, S.at, NOW)
 end
 
+-- Marks staff action `action` applied ('A') in the event's staff ledger, kept `ttl` ms, and records its
+-- StaffActionRecorded for the seat.status topic in the same step: the stream tells of exactly the actions
+-- whose change was made (none for one given up or refused), as the audit's entry settled from this mark
+-- does. ARGV[first..first+3]: the actor, the audit's action name, the target and the reason ('' for none).
+local function staff_applied(ledger, action, ttl, first)
+  redis.call('HSET', ledger, action, 'A')
+  redis.call('PEXPIRE', ledger, ttl)
+  if SEAT_STATUS_STREAM == 0 then return end
+  local S = SEAT_STATUS_FIELDS
+  redis.call('XADD', K_OUTBOX, '*', S.type, SEAT_STATUS.STAFF, S.eventId, EVENT_ID, S.actionId, action,
+    S.actor, ARGV[first], S.action, ARGV[first + 1], S.target, ARGV[first + 2], S.reason, ARGV[first + 3],
+    S.at, NOW)
+end
+
 -- Frees the seats of a hold whose time ran out and records one SeatExpired per seat in the outbox,
 -- in this same atomic step: a seat is never freed without its event, nor an event written twice.
 -- Only seats the hold still holds are freed and recorded (a seat booked meanwhile stays BOOKED);

@@ -11,6 +11,7 @@ import {
   SEAT_STATUS_RECORD_FIELDS,
   SEATS_BLOCKED_TYPE,
   SEATS_UNBLOCKED_TYPE,
+  STAFF_ACTION_RECORDED_TYPE,
 } from '@app/contracts';
 import type { LuaScriptSpec } from '@app/redis';
 
@@ -106,6 +107,7 @@ export const HOLD_CONSTANTS = {
     CONFIRMED: HOLD_CONFIRMED_TYPE,
     BLOCKED: SEATS_BLOCKED_TYPE,
     UNBLOCKED: SEATS_UNBLOCKED_TYPE,
+    STAFF: STAFF_ACTION_RECORDED_TYPE,
   },
   RELEASE_REASON: HOLD_RELEASE_REASONS,
   BLOCKED_HID,
@@ -215,23 +217,36 @@ export const EVENT_SCRIPTS = {
   holdList: event('list-holds.lua', ['fromBucket', 'afterHid', 'limit', 'userId', 'status', 'maxBuckets']),
   holdForceRelease: event(
     'force-release.lua',
-    ['hid', 'fencingToken', 'actionId', 'ledgerTtlMs'],
+    ['hid', 'fencingToken', 'actionId', 'ledgerTtlMs', 'actor', 'auditAction', 'target', 'reason'],
     ['staffLedger'],
   ),
   staffActionSettle: event('settle-staff-action.lua', ['actionId', 'ledgerTtlMs'], ['staffLedger']),
   seatsBlock: event(
     'block-seats.lua',
-    ['fencingToken', 'actionId', 'ledgerTtlMs', 'seatId...'],
+    ['fencingToken', 'actionId', 'ledgerTtlMs', 'actor', 'auditAction', 'target', 'reason', 'seatId...'],
     ['staffLedger'],
   ),
   seatsUnblock: event(
     'unblock-seats.lua',
-    ['fencingToken', 'actionId', 'ledgerTtlMs', 'seatId...'],
+    ['fencingToken', 'actionId', 'ledgerTtlMs', 'actor', 'auditAction', 'target', 'reason', 'seatId...'],
     ['staffLedger'],
   ),
   bookingCancel: event(
     'cancel-booking.lua',
-    ['hid', 'fencingToken', 'actionId', 'ledgerTtlMs', 'bookingId', 'orderId', 'userId', 'seatId...'],
+    [
+      'hid',
+      'fencingToken',
+      'actionId',
+      'ledgerTtlMs',
+      'actor',
+      'auditAction',
+      'target',
+      'reason',
+      'bookingId',
+      'orderId',
+      'userId',
+      'seatId...',
+    ],
     ['staffLedger'],
   ),
 } as const satisfies Record<string, LuaScriptSpec>;

@@ -125,7 +125,7 @@ export class BookingCancelService implements SeatLockHost {
     };
     await this.audited.run(
       record,
-      async (actionId) => {
+      async (_id, action) => {
         lock.assertValid();
         const r = await this.staff.cancelBooking({
           eventId,
@@ -135,7 +135,7 @@ export class BookingCancelService implements SeatLockHost {
           userId: booking.userId,
           seatIds: booking.seatIds,
           fencingToken: lock.fencingToken,
-          actionId,
+          action,
         });
         if (r.ok) {
           return r.freed;

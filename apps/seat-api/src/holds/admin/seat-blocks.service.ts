@@ -111,9 +111,9 @@ export class SeatBlocksService implements SeatLockHost {
       : unblockSeatRows(eventId, seatIds);
     await this.audited.run(
       record,
-      async (actionId) => {
+      async (_id, action) => {
         lock.assertValid();
-        const p = { eventId, seatIds, fencingToken: lock.fencingToken, actionId };
+        const p = { eventId, seatIds, fencingToken: lock.fencingToken, action };
         const r = block ? await this.staff.blockSeats(p) : await this.staff.unblockSeats(p);
         if (r.ok) {
           return;

@@ -4,7 +4,7 @@ import { AuditAction } from '../../audit/audit-action';
 import { ActionRefused, AuditedActions } from '../../audit/audited-actions';
 import { AuthUser } from '../../auth/auth-user';
 import { CatalogueService } from '../../catalogue/catalogue.service';
-import { HoldCursor, HoldRecord, HoldStore, StaffHoldStore } from '../../hold-store';
+import { HoldCursor, HoldRecord, HoldStore, StaffAction, StaffHoldStore } from '../../hold-store';
 import { ConfirmSettlement } from '../confirm/confirm-settlement';
 import {
   bookingUnavailable,
@@ -111,8 +111,8 @@ export class StaffHoldsService implements SeatLockHost {
       detail: { holder: hold.userId, seatIds: hold.seatIds },
     };
     try {
-      const released = await this.audited.run(record, (actionId) =>
-        this.lockedForceRelease(hold.eventId, hold.seatIds, hold, actionId),
+      const released = await this.audited.run(record, (_id, action) =>
+        this.lockedForceRelease(hold.eventId, hold.seatIds, hold, action),
       );
       holdChanges.inc({ action: 'force-release', outcome: 'ok' });
       this.logger.log({ msg: 'hold force-released', holdId, actor: actor.id, holder: hold.userId });
@@ -128,12 +128,12 @@ export class StaffHoldsService implements SeatLockHost {
     _eventId: string,
     _seatIds: string[],
     read: HoldRecord,
-    actionId: string,
+    action: StaffAction,
   ): Promise<HoldView> {
     const lock = currentLock(); // here, before any await (see currentLock)
     const release = () => {
       lock.assertValid();
-      return this.staff.forceRelease({ holdId: read.holdId, fencingToken: lock.fencingToken, actionId });
+      return this.staff.forceRelease({ holdId: read.holdId, fencingToken: lock.fencingToken, action });
     };
     let r = await release();
     if (!r.ok && r.error === 'HOLD_CONFIRMED' && r.hold?.status === 'CONFIRMING') {
