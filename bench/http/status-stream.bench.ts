@@ -6,7 +6,9 @@
  * script, the wake-up of the shard's owner). BENCH_RELAY=1 runs both with the sweeper and the relay
  * against the shared Kafka, so the instance also publishes every record (one instance relays everything
  * here; a deployment's instances share the shards). Prints holds/s, the service's CPU per hold, and Redis
- * commands per hold: those clients sent (INFO stats) and all commands Redis ran (INFO commandstats).
+ * commands per hold: all Redis ran (INFO commandstats; a script's own commands count, so this is the hold
+ * script's work more than the service's traffic), and, after the timed runs, those the service sent
+ * (MONITOR over holds one at a time, without the commands run inside scripts) by command.
  *
  * Run: npm run bench:status-stream   (BENCH_ROUNDS, default 6; BENCH_SECONDS per run, default 4;
  *      BENCH_RELAY=1 with the relay)
@@ -17,7 +19,16 @@ import { PrivateRedis, startPrivateRedis } from '../../test/support/private-redi
 import { processCpuMs } from '../support/cpu-time';
 import { table, writeReport } from '../support/report';
 import { BenchService, startService } from '../support/service';
-import { eventsForRate, holdsPerSecond, median, newEvents, Target, uncontended } from './hold-load';
+import {
+  eventsForRate,
+  FreshSeats,
+  holdRequest,
+  holdsPerSecond,
+  median,
+  newEvents,
+  Target,
+  uncontended,
+} from './hold-load';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
@@ -33,14 +44,15 @@ interface Side {
   rates: number[];
   cpuMs: number;
   holds: number;
-  clientCommands: number;
   allCommands: number;
   xadds: number;
 }
 
-/** Redis's counters: commands clients sent, and every command run (inside scripts too), XADD among them. */
-async function counters(r: Redis): Promise<{ client: number; all: number; xadd: number }> {
-  const client = Number(/total_commands_processed:(\d+)/.exec(await r.info('stats'))![1]);
+/**
+ * Redis's counters: every command run, XADD among them. Scripts' own commands count (INFO commandstats, and
+ * total_commands_processed too since Redis 7): what clients sent is counted by sentPerHold.
+ */
+async function counters(r: Redis): Promise<{ all: number; xadd: number }> {
   let all = 0;
   let xadd = 0;
   for (const m of (await r.info('commandstats')).matchAll(/cmdstat_([^:]+):calls=(\d+)/g)) {
@@ -49,7 +61,55 @@ async function counters(r: Redis): Promise<{ client: number; all: number; xadd: 
       xadd = Number(m[2]);
     }
   }
-  return { client, all, xadd };
+  return { all, xadd };
+}
+
+/** Holds made one at a time for sentPerHold, on a warm event made for them. */
+const SENT_HOLDS = 500;
+const sentOf = ({ holds, sent }: { holds: number; sent: Record<string, number> }) =>
+  (Object.values(sent).reduce((a, n) => a + n, 0) / Math.max(1, holds)).toFixed(2);
+
+/**
+ * Commands the service sent to Redis per hold, by command, seen by MONITOR (which marks those a script
+ * ran as "lua": part of the call that ran them). Holds one at a time, after the timed runs: MONITOR slows
+ * Redis. A warm event's holds: its first load and index build come before.
+ */
+async function sentPerHold(side: Side): Promise<{ holds: number; sent: Record<string, number> }> {
+  const [event] = await newEvents(side.target, 1);
+  const monitor = await new Redis(side.redis.url, { lazyConnect: true }).monitor();
+  const sent: Record<string, number> = {};
+  let marker = '';
+  monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    const name = args[0].toLowerCase();
+    if (name === 'echo' && args[1]?.startsWith('sent-per-hold:')) {
+      marker = args[1];
+    } else if (!source.includes('lua')) {
+      sent[name] = (sent[name] ?? 0) + 1;
+    }
+  });
+  const seats = new FreshSeats([event]);
+  let holds = 0;
+  for (let i = 0; i < SENT_HOLDS; i++) {
+    const { eventId, seatIds } = seats.next();
+    const req = holdRequest(side.target, i, eventId, seatIds);
+    const res = await fetch(`${side.target.base}${req.path}`, {
+      method: 'POST',
+      headers: req.headers,
+      body: req.body,
+    });
+    await res.arrayBuffer();
+    holds += res.status === 201 ? 1 : 0;
+  }
+  // Redis shows commands in the order it ran them: once the marker is shown, every hold's are
+  const end = `sent-per-hold:${side.name}`;
+  await side.client.echo(end);
+  while (marker !== end) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  monitor.disconnect();
+  delete sent.echo;
+  delete sent.monitor;
+  return { holds, sent };
 }
 
 async function startSide(name: string, enabled: boolean): Promise<Side> {
@@ -76,7 +136,6 @@ async function startSide(name: string, enabled: boolean): Promise<Side> {
     rates: [],
     cpuMs: 0,
     holds: 0,
-    clientCommands: 0,
     allCommands: 0,
     xadds: 0,
   };
@@ -105,7 +164,6 @@ async function main(): Promise<void> {
         const holds = r.statuses[201] ?? 0;
         side.holds += holds;
         // the bench's own INFO calls (two per counters()) are left out
-        side.clientCommands += after.client - before.client - 2;
         side.allCommands += after.all - before.all - 2;
         side.xadds += after.xadd - before.xadd;
         side.rates.push(holdsPerSecond(r));
@@ -118,6 +176,10 @@ async function main(): Promise<void> {
         console.log(rows.at(-1)!.join('  '));
       }
     }
+    const sent: Awaited<ReturnType<typeof sentPerHold>>[] = [];
+    for (const side of sides) {
+      sent.push(await sentPerHold(side));
+    }
     const per = (n: number, side: Side) => (n / Math.max(1, side.holds)).toFixed(2);
     const us = (ms: number, side: Side) => Math.round((ms * 1000) / Math.max(1, side.holds));
     const [on, off] = sides;
@@ -126,24 +188,32 @@ async function main(): Promise<void> {
         'side',
         'holds/s (median)',
         'CPU per hold µs',
-        'client commands per hold',
-        'Redis commands per hold',
-        'XADD per hold',
+        'commands the service sent per hold (MONITOR)',
+        "commands Redis ran per hold (scripts' own included)",
+        'XADD per hold (in the hold script)',
       ],
-      sides.map((s) => [
+      sides.map((s, i) => [
         s.name,
         median(s.rates),
         us(s.cpuMs, s),
-        per(s.clientCommands, s),
+        sentOf(sent[i]),
         per(s.allCommands, s),
         per(s.xadds, s),
       ]),
+    );
+    const names = [...new Set(sent.flatMap((s) => Object.keys(s.sent)))].sort();
+    const sentTable = table(
+      [
+        `command the service sent (${SENT_HOLDS} holds one at a time)`,
+        ...sides.map((s) => `${s.name} per hold`),
+      ],
+      names.map((c) => [c, ...sent.map((s) => ((s.sent[c] ?? 0) / Math.max(1, s.holds)).toFixed(2))]),
     );
     const ratios =
       `stream on / off: holds/s ${(median(on.rates) / median(off.rates)).toFixed(2)} (target at least 0.90), ` +
       `CPU per hold ${(us(on.cpuMs, on) / us(off.cpuMs, off)).toFixed(2)}, ` +
       `Redis commands per hold +${(on.allCommands / on.holds - off.allCommands / off.holds).toFixed(2)}`;
-    const body = `${table(['run', 'holds/s', 'p99 ms', 'note'], rows)}\n\n${summary}\n\n${ratios}`;
+    const body = `${table(['run', 'holds/s', 'p99 ms', 'note'], rows)}\n\n${summary}\n\n${sentTable}\n\n${ratios}`;
     console.log(`\n${body}`);
     const file = writeReport(
       RELAY ? 'status-stream-relay' : 'status-stream',
