@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import Redis from 'ioredis';
 import { SignJWT } from 'jose';
 import { Db, openDb } from '@test/support/db';
+import { eventually } from '@test/support/eventually';
 import { storeSnapshot } from '@test/support/store-snapshot';
 import { Api, createEvent, startApi } from '@test/support/seat-api';
 
@@ -36,6 +37,19 @@ beforeAll(async () => {
     body: { seatIds: ['S-A-1', 'S-A-2'] },
   });
   holdId = r.body.holdId;
+  // The hold's follow-up write (the sweeper's wake-up, sent after its script) lands before the first
+  // snapshot: the tests compare what the refused requests leave, not that write.
+  let last = '';
+  await eventually(
+    async () => {
+      const now = await snapshot();
+      const settled = now === last;
+      last = now;
+      return settled;
+    },
+    10_000,
+    'the store at rest after the setup hold',
+  );
 });
 afterAll(async () => {
   await redis?.quit();
