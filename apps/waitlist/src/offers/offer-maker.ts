@@ -139,14 +139,14 @@ export class OfferMaker {
         continue;
       }
       remaining = remaining.filter((s) => !hold.seatIds.includes(s.seat_id));
+      // the offer row and its entry's OFFERED in one statement: a round trip fewer per offer, where a burst
+      // of freed seats spends most of its time
       await tx.query(
-        `INSERT INTO waitlist_offers (source_event_id, entry_id, hold_id, seat_ids, offer_expires_at)
-         VALUES ($1, $2, $3, $4, $5)`,
+        `WITH offer AS (
+           INSERT INTO waitlist_offers (source_event_id, entry_id, hold_id, seat_ids, offer_expires_at)
+           VALUES ($1, $2, $3, $4, $5))
+         UPDATE waitlist_entries SET status = 'OFFERED', hold_id = $3, offer_expires_at = $5 WHERE id = $2`,
         [freed.sourceEventId, entry.id, hold.holdId, hold.seatIds, hold.expiresAt],
-      );
-      await tx.query(
-        `UPDATE waitlist_entries SET status = 'OFFERED', hold_id = $2, offer_expires_at = $3 WHERE id = $1`,
-        [entry.id, hold.holdId, hold.expiresAt],
       );
       offersMade.inc({ outcome: 'made' });
       offers.push({
