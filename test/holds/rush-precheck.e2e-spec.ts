@@ -79,12 +79,15 @@ it('a calm event: each hold is lock, then the hold script, which unlocks (two co
 
 it('a hold due after its shard already is sends nothing else: the wake index is lowered only by a hold that brings the sweep forward', async () => {
   wakes = [];
+  const due: number[] = [];
   for (let i = 6; i <= 10; i++) {
     const [answer] = await commandsOf(() => hold(`calm-${i}`, [`S-A-${i}`]));
     expect(answer.status).toBe(201);
+    due.push(Date.parse((answer.body as { expiresAt: string }).expiresAt));
   }
-  // each came after the warm-up's hold of the same event, due earlier: its shard's wake-up already is
-  expect(wakes).toEqual([]);
+  // each came after the warm-up's hold of the same event, due earlier: its shard's wake-up already is.
+  // (The seat.status relay's own wake-up, ZADD to 0 once per shard per STATUS_WAKE_MS, is not the hold's.)
+  expect(wakes.filter((args) => due.includes(Number(args[3])))).toEqual([]);
 
   // the shard is still woken no later than its earliest hold (the warm-up's)
   const [seatsKey] = await server.client.keys(`*hold:{s*}:${eventId}:seats`);
