@@ -1,6 +1,6 @@
 /**
  * Staff actions on the seat.status stream, against the real services (PostgreSQL, Redis, Kafka): a force
- * release, a block and an unblock each publish one StaffActionRecorded (id `<actionId>:staff`, valid
+ * release, a block, a hold on a customer's behalf and an unblock each publish one StaffActionRecorded (id `<actionId>:staff`, valid
  * against its schema) that says what the action's audit entry (GET /v1/events/{eventId}/audit) says:
  * who, what, on which target, why. An action the hold store refuses (409) is in neither: its record is
  * written in the same Lua step as the action's mark in the staff ledger, so only a change made has one.
@@ -19,6 +19,7 @@ let db: Db;
 let topic: TopicProbe;
 let eventId: string;
 let admin: string;
+let agent: string;
 let alice: string;
 let bob: string;
 
@@ -28,6 +29,7 @@ beforeAll(async () => {
     db,
     eventId,
     admin,
+    agent,
     customers: [alice, bob],
   } = await startStaffStage({
     env: { SWEEPER_ENABLED: 'true', OUTBOX_RELAY_INTERVAL_MS: '100', RATE_LIMIT_ENABLED: 'false' },
@@ -57,7 +59,7 @@ function staffActions(): StaffActionRecordedCloudEvent[] {
 const seatsChange = (change: 'block' | 'unblock', seatIds: string[], reason: string) =>
   api.call('POST', `/v1/events/${eventId}/seats/${change}`, { token: admin, body: { seatIds, reason } });
 
-it('a force release and a block are on seat.status as their audit entries say; a refused action is on neither', async () => {
+it('a force release, a block and a hold on behalf are on seat.status as their audit entries say; a refused action is on neither', async () => {
   const held = await holdSeats(api, alice, eventId, ['S-A-1', 'S-A-2']);
   const forced = await api.call('POST', `/v1/holds/${held.holdId}/force-release`, {
     token: admin,
@@ -65,6 +67,11 @@ it('a force release and a block are on seat.status as their audit entries say; a
   });
   expect(forced.status).toBe(200);
   expect((await seatsChange('block', ['S-A-5'], 'camera position')).status).toBe(200);
+  const forCarol = await api.call('POST', `/v1/events/${eventId}/holds/on-behalf`, {
+    token: agent,
+    body: { customerId: 'carol', seatIds: ['S-A-9'] },
+  });
+  expect(forCarol.status).toBe(201);
   // refused by the hold store's script (the seat is held): the audit entry written before it goes
   await holdSeats(api, bob, eventId, ['S-A-7']);
   const refused = await seatsChange('block', ['S-A-7'], 'broken seat');
@@ -90,6 +97,7 @@ it('a force release and a block are on seat.status as their audit entries say; a
   expect(entries.map((e) => [e.action, e.target])).toEqual([
     ['HOLD_FORCE_RELEASE', held.holdId],
     ['SEATS_BLOCK', 'S-A-5'],
+    ['HOLD_ON_BEHALF', forCarol.body.holdId],
     ['SEATS_UNBLOCK', 'S-A-5'],
   ]);
   const seen = new Set<string>();
@@ -104,7 +112,8 @@ it('a force release and a block are on seat.status as their audit entries say; a
         actor: e.actor,
         action: e.action,
         target: e.target,
-        reason: e.reason,
+        // a hold on a customer's behalf takes no reason
+        reason: e.reason ?? null,
         at: expect.any(String),
       },
     })),
@@ -115,6 +124,7 @@ it('a force release and a block are on seat.status as their audit entries say; a
   expect(entries.map((e) => [e.actor, e.reason])).toEqual([
     ['admin-1', 'duplicate order'],
     ['admin-1', 'camera position'],
+    ['agent-1', undefined],
     ['admin-1', 'camera moved'],
   ]);
 });

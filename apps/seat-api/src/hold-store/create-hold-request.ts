@@ -1,4 +1,5 @@
 import { LockOwnership } from '@app/distributed-lock';
+import { StaffAction, staffActionArguments } from './staff-action';
 import { assertWholeNumbers } from './store-arguments';
 
 /** What HoldStore.createHold is asked: one hold of these seats, all or none. */
@@ -30,11 +31,11 @@ export interface CreateHoldRequest {
    */
   letGoOfLock?: boolean;
   /**
-   * A hold made by staff on a customer's behalf: the id of its audited action, marked applied in the
-   * event's staff ledger in the same script (StaffHoldStore, AuditedActions). Sent again with the same
-   * id it answers the hold it made; refused ACTION_CANCELLED once the action was given up.
+   * A hold made by staff on a customer's behalf: its audited action, marked applied in the event's staff
+   * ledger and told on seat.status in the same script (StaffHoldStore, AuditedActions). Sent again with
+   * the same id it answers the hold it made; refused ACTION_CANCELLED once the action was given up.
    */
-  actionId?: string;
+  action?: StaffAction;
 }
 
 /**
@@ -75,8 +76,9 @@ export function createHoldArguments(
     p.policyVersion ?? '',
     p.maxExtensions ?? '',
     p.maxTtlMs ?? '',
-    p.actionId ?? '',
+    p.action?.id ?? '',
     ledgerTtlMs,
+    ...(p.action ? staffActionArguments(p.action) : ['', '', '', '']),
     ...p.seatIds,
   ];
 }

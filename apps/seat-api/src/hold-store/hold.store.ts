@@ -91,7 +91,7 @@ export class HoldStore implements OnModuleInit {
         // not confirmed (too few replicas, or the WAIT itself failed): no hold id goes out (with the
         // hold's own token: a pipelined section's was drawn in the script). A staff hold is kept: its
         // ledger says it was made, and its audited action answers it again from there (AuditedActions)
-        if (p.actionId === undefined) {
+        if (p.action === undefined) {
           await this.undoCreate(p.eventId, hid, p.userId, result.hold.fencingToken);
         }
         throw e;

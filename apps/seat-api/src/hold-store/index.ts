@@ -7,4 +7,5 @@ export * from './hold-store.module';
 export * from './hold.store';
 export * from './hold.types';
 export * from './seat-change-log';
+export * from './staff-action';
 export * from './staff-hold.store';

@@ -7,6 +7,7 @@ import { WAKE_KEY } from './hold-keys';
 import { ScriptReply, toHoldRecord, toStoreResult } from './hold-replies';
 import { HoldStore } from './hold.store';
 import { HoldRecord, StoreResult } from './hold.types';
+import { StaffAction, staffActionArguments as described } from './staff-action';
 
 /** Hold buckets one page read visits at most (about 50 holds each): bounds the work of one call. */
 const MAX_BUCKETS_PER_PAGE = 64;
@@ -38,22 +39,6 @@ export type UnblockResult =
   | { ok: true }
   | { ok: false; error: 'NOT_BLOCKED'; seatIds: string[] }
   | { ok: false; error: 'ACTION_CANCELLED' | 'STALE_FENCING_TOKEN' };
-
-/**
- * One audited staff action as its change is asked of Redis: its id (the audit entry's) and what the entry
- * records, which the script puts on the seat.status stream with the change (StaffActionRecorded).
- */
-export interface StaffAction {
-  id: string;
-  actor: string;
-  /** The audit's name of the action (AuditAction). */
-  action: string;
-  target: string;
-  reason?: string;
-}
-
-/** The script arguments of a staff action (hold-lifecycle.lua staff_applied), after the ledger's ttl. */
-const described = (a: StaffAction): string[] => [a.actor, a.action, a.target, a.reason ?? ''];
 
 /** How a staff action stands in Redis once decided (settleAction). */
 export type StaffActionOutcome = 'APPLIED' | 'CANCELLED';

@@ -33,7 +33,7 @@ import { HoldView } from './hold.view';
 import { holdChanges, holdPrechecks, holdsCreated, holdsRejected } from './holds.metrics';
 import { SeatDemand } from './seat-demand';
 import { LockedHoldChanges, PolicyChanged } from './locked-hold-changes';
-import { HoldIds, HoldRecord, HoldStore } from '../hold-store';
+import { HoldIds, HoldRecord, HoldStore, StaffAction } from '../hold-store';
 import { UnansweredHolds } from './unanswered-holds';
 
 export { seatLockKeys } from './seat-lock';
@@ -43,12 +43,12 @@ const POLICY_ATTEMPTS = 3;
 
 /**
  * How a hold made by staff on a customer's behalf is sent (holds/admin): as one audited action
- * (AuditedActions.run), whose id `create` hands to the hold script. `create` throws ActionRefused for a
+ * (AuditedActions.run), which `create` hands to the hold script. `create` throws ActionRefused for a
  * refusal (nothing was written); anything else leaves open whether the hold was made.
  */
 export type StaffHoldRun = (
   holdId: string,
-  create: (actionId: string) => Promise<HoldRecord>,
+  create: (actionId: string, action: StaffAction) => Promise<HoldRecord>,
 ) => Promise<HoldRecord>;
 
 /**
@@ -147,13 +147,13 @@ export class HoldsService implements OnModuleDestroy {
       const holdId = HoldIds.generate(eventId);
       const sent = { holdId, eventId, userId: user.id, seatIds: sorted, untilMs: Date.now() + ttl * 1000 };
       const under = policy;
-      const create = (actionId?: string) =>
-        this.locked.create(eventId, sorted, user.id, ttl * 1000, holdId, under, actionId);
+      const create = (action?: StaffAction) =>
+        this.locked.create(eventId, sorted, user.id, ttl * 1000, holdId, under, action);
       try {
         // a staff hold whose reply was lost is not undone: its audited action decides it from Redis's
         // ledger and answers the hold it made (AuditedActions)
         return await (staff
-          ? staff(holdId, (actionId) => create(actionId).catch(asRefusal))
+          ? staff(holdId, (_id, action) => create(action).catch(asRefusal))
           : this.unanswered.run(sent, () => create()));
       } catch (e) {
         if (!(e instanceof PolicyChanged) || attempt >= POLICY_ATTEMPTS) {

@@ -6,7 +6,14 @@ import { EventPolicy } from '../catalogue/policy/event-policy';
 import { ConfirmSettlement } from './confirm/confirm-settlement';
 import { bookingUnavailable, busy, holdLimitExceeded, seatsUnavailable, staleFence } from './hold-errors';
 import { HOLD_SEAT_LOCK, HoldSeatLockHost, SEAT_LOCK, SeatLockSettings } from './seat-lock';
-import { holdLetGoOfLock, HoldRecord, HoldStore, SeatConflict, StoreResult } from '../hold-store';
+import {
+  holdLetGoOfLock,
+  HoldRecord,
+  HoldStore,
+  SeatConflict,
+  StaffAction,
+  StoreResult,
+} from '../hold-store';
 
 /** How long a locked extend or release may wait for PostgreSQL to tell what became of a CONFIRMING attempt. */
 const LOCKED_SETTLE_TIMEOUT_MS = 1000;
@@ -44,7 +51,7 @@ export class LockedHoldChanges implements HoldSeatLockHost {
     ttlMs: number,
     holdId: string,
     policy: EventPolicy,
-    actionId?: string,
+    action?: StaffAction,
   ): Promise<HoldRecord> {
     const lock = currentLock();
     const { limits } = policy;
@@ -67,7 +74,7 @@ export class LockedHoldChanges implements HoldSeatLockHost {
       fencingToken: lock.fencingToken,
       lock: lock.ownership,
       letGoOfLock: last,
-      actionId,
+      action,
     });
     // the hold script is the section's last write: it deletes the seat lock's keys itself, so the section
     // is two commands (acquire, hold script) in one round trip

@@ -2,7 +2,8 @@
 -- [9] fencing token, [10] the seat lock's owner token or '', [11] '1' to let go of the seat lock or '',
 -- [12] the event policy version the caller checked the hold against or '', [13] the hold's extension cap
 -- or '', [14] its ttl cap (ms) or '', [15] the staff action id of a hold made on a customer's behalf or '',
--- [16] how long the event's staff-action ledger is kept (ms), [17..] seat ids. KEYS[EVENT_SCRIPT_KEYS + 1]
+-- [16] how long the event's staff-action ledger is kept (ms), [17..20] the action's actor, name, target
+-- and reason (staff_applied; '' without an action), [21..] seat ids. KEYS[EVENT_SCRIPT_KEYS + 1]
 -- is that ledger (force-release.lua), the ones after it the seat lock's keys when an owner is given.
 -- With an action id the hold and the action's 'A' in the ledger are one atomic step (its audit entry is
 -- settled from that mark alone), an action given up ('X') is refused {'ACTION_CANCELLED'}, and an action
@@ -51,7 +52,7 @@ if ARGV[12] ~= '' then
 end
 
 local seats = {}
-for i = 17, #ARGV do seats[#seats + 1] = ARGV[i] end
+for i = 21, #ARGV do seats[#seats + 1] = ARGV[i] end
 
 local conflicts, highest = {}, 0
 for _, s in ipairs(seats) do
@@ -96,9 +97,6 @@ local sooner = due_add(h.expire, hid)
 status_change(SEAT_STATUS.CREATED, h, seats, SEAT_STATUS_FIELDS.expireAt, h.expire)
 live[#live + 1] = hid
 update_user_holds(user, function() return table.concat(live, ',') end)
-if action ~= '' then
-  redis.call('HSET', ledger, action, 'A')
-  redis.call('PEXPIRE', ledger, ARGV[16])
-end
+if action ~= '' then staff_applied(ledger, action, ARGV[16], 17) end
 -- third: 1 when the shard's wake-up must come sooner for this hold (HoldStore.createHold)
 return answer({ 'OK', view(h), sooner and 1 or 0 })
