@@ -111,8 +111,9 @@ it('a rush: once most attempts find their seats taken, a 409 costs one read, a f
       errors: [{ seatId: `S-A-${1 + (i % 5)}` }],
     });
   }
-  // the first attempts took the seat lock to learn it (2 commands); from some point on, one read each
-  expect(answers[0].commands).toHaveLength(2);
+  // the first attempts took the seat lock to learn it (2 commands, more when a script is sent for the
+  // first time: EVALSHA finds Redis without it, EVAL follows); from some point on, one read each
+  expect(answers[0].commands.length).toBeGreaterThanOrEqual(2);
   expect(answers.slice(-10).every((a) => a.commands.length === 1)).toBe(true);
 
   // a free seat during the rush: the read finds it free, then the usual locked hold takes it
