@@ -3,6 +3,9 @@ import { Kafka } from 'kafkajs';
 import { AppConfig } from '@app/config';
 import { ensureTopics, KAFKA } from '@app/kafka';
 
+/** How long shutdown waits for a topic creation in flight (it waits for the new topics' leaders). */
+const SHUTDOWN_WAIT_MS = 10_000;
+
 /**
  * Creates `seat.expired` (and its dead-letter topic) and `seat.status` when missing. Never blocks boot: while Kafka is
  * down it retries in the background, and the relay simply keeps records in the outbox meanwhile.
@@ -14,6 +17,8 @@ export class KafkaTopicsService implements OnApplicationBootstrap, OnApplication
   private ready = false;
   /** Set on shutdown: an attempt still in flight must not schedule another one after the app closed. */
   private stopped = false;
+  /** The attempt in flight: shutdown waits for it, so no Kafka admin call outlives the app. */
+  private attempt?: Promise<void>;
 
   constructor(
     @Inject(KAFKA) private readonly kafka: Kafka,
@@ -25,12 +30,16 @@ export class KafkaTopicsService implements OnApplicationBootstrap, OnApplication
   }
 
   onApplicationBootstrap(): void {
-    void this.ensure();
+    this.attempt = this.ensure();
   }
 
-  onApplicationShutdown(): void {
+  async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    // a createTopics still waiting for its leaders would go on retrying after the app closed
+    let bound: NodeJS.Timeout | undefined;
+    await Promise.race([this.attempt, new Promise<void>((r) => (bound = setTimeout(r, SHUTDOWN_WAIT_MS)))]);
+    clearTimeout(bound);
   }
 
   private async ensure(): Promise<void> {
@@ -47,7 +56,9 @@ export class KafkaTopicsService implements OnApplicationBootstrap, OnApplication
         return;
       }
       this.logger.warn(`Kafka topics not ensured yet (${(e as Error).message}); retrying in 5 s`);
-      this.timer = setTimeout(() => void this.ensure(), 5000);
+      this.timer = setTimeout(() => {
+        this.attempt = this.ensure();
+      }, 5000);
       this.timer.unref();
     }
   }
