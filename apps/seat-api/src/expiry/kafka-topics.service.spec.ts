@@ -36,10 +36,11 @@ it('stops retrying topic creation once the app shuts down, even with an attempt 
 
   const service = new KafkaTopicsService(kafka, config);
   service.onApplicationBootstrap(); // first attempt starts and is still retrying the connection
-  service.onApplicationShutdown();
+  const shutdown = service.onApplicationShutdown(); // waits for that attempt
 
   expect(attemptEnded).toBeDefined();
   await attemptEnded;
+  await shutdown;
   // what the service does with the failure runs in promise callbacks: all of them run before this
   await new Promise((r) => setImmediate(r));
   expect(warnings.filter((w) => w.includes('retrying in 5 s'))).toEqual([]);
