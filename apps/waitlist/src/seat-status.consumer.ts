@@ -1,69 +1,156 @@
-import { Controller, Logger } from '@nestjs/common';
-import { Ctx, KafkaContext, Payload } from '@nestjs/microservices';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { parseSeatStatus, SeatStatusSchemaError } from '@app/contracts';
-import { ConfiguredEventPattern } from '@app/kafka';
+import { WaitlistConfig } from '@app/config';
+import { GroupMembership, KAFKA } from '@app/kafka';
 import { counter } from '@app/observability';
-import { waitlistChange } from './offers/freed-seats';
+import type { Kafka } from 'kafkajs';
+import { FreedSeats, waitlistChange } from './offers/freed-seats';
 import { Offer, OfferMaker } from './offers/offer-maker';
 import { OfferPublisher } from './offers/offer-publisher';
 
-const consumed = counter('waitlist_messages_total', 'seat.status messages handled, by outcome', ['outcome']);
+const consumed = counter(
+  'waitlist_messages_total',
+  'seat.status messages handled, by what they meant (freed, booked, none, poison) or retried',
+  ['outcome'],
+);
+
+/** Partitions handled at once; below DATABASE_POOL_SIZE's default, as each holds a connection. */
+const PARTITIONS_AT_ONCE = 6;
 
 /**
- * Reads seat.status, one show's changes in order (the topic is keyed by the show). Freed seats become
- * offers (OfferMaker), a booked offer hold makes its entry ACCEPTED. The offset is committed only after the
- * offers are stored and announced: a failure (the seat API, PostgreSQL or Kafka not answering) leaves it
- * uncommitted, kafkajs retries, and the redelivery is a no-op for what was done (OfferMaker says how).
+ * Reads seat.status (keyed by the show, so one show's changes arrive in order) a batch at a time: a burst
+ * of freed seats, one message per expired seat, becomes one transaction per show of the batch, one
+ * WaitlistOfferMade send and one offset commit, not one of each per seat. kafkajs's eachBatch does that;
+ * Nest's Kafka transport only hands over one message at a time, so this consumer is kafkajs's own.
+ *
+ * The offset is committed only after the batch's offers are stored and announced: a failure (the seat API,
+ * PostgreSQL or Kafka not answering) leaves it uncommitted, kafkajs retries the batch, and what was done
+ * is a no-op the second time (OfferMaker says how). Shows on other partitions are offered meanwhile: an
+ * offer waits mostly on PostgreSQL, the seat API and Kafka, not on this process.
  */
-@Controller()
-export class SeatStatusConsumer {
+@Injectable()
+export class SeatStatusConsumer implements BeforeApplicationShutdown {
   private readonly logger = new Logger('SeatStatusConsumer');
+  private consumer?: Consumer;
 
   constructor(
+    @Inject(KAFKA) private readonly kafka: Kafka,
+    private readonly config: WaitlistConfig,
+    private readonly membership: GroupMembership,
     private readonly offers: OfferMaker,
     private readonly publisher: OfferPublisher,
   ) {}
 
-  @ConfiguredEventPattern('seatStatus') // KAFKA_TOPIC_SEAT_STATUS, resolved at bootstrap
-  async handle(@Payload() _payload: object, @Ctx() context: unknown): Promise<void> {
-    const ctx = context as KafkaContext;
-    const message = ctx.getMessage();
-    const origin = { topic: ctx.getTopic(), partition: ctx.getPartition() };
-    let outcome: string;
+  /** Joins the group (WAITLIST_CONSUMER_GROUP, shared by every instance) and starts reading. */
+  async start(): Promise<void> {
+    const { consumerGroup, sessionTimeoutMs, seatStatusTopic } = this.config.kafka;
+    const consumer = this.kafka.consumer({
+      groupId: consumerGroup,
+      allowAutoTopicCreation: false,
+      sessionTimeout: sessionTimeoutMs,
+      heartbeatInterval: Math.floor(sessionTimeoutMs / 10),
+      // a batch that fails (the seat API or PostgreSQL down) is retried with kafkajs's default backoff, up
+      // to 30 s apart, not the client's short request retries: running out of retries restarts the
+      // consumer, which leaves and rejoins the group (a rebalance for every instance)
+      retry: { initialRetryTime: 300, maxRetryTime: 30_000, retries: 5 },
+    });
+    this.consumer = consumer;
+    this.membership.attach(consumer); // before it runs: its first GROUP_JOIN is not missed
+    await consumer.connect();
+    await consumer.subscribe({ topics: [seatStatusTopic], fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: PARTITIONS_AT_ONCE,
+      eachBatch: (payload) => this.handle(payload),
+    });
+  }
+
+  /** Before PostgreSQL and the producer close: the batch in flight finishes (kafkajs waits for it). */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.consumer?.disconnect().catch(() => undefined);
+  }
+
+  private async handle(payload: EachBatchPayload) {
+    const { batch } = payload;
+    const last = batch.messages.at(-1);
+    if (!last) {
+      return;
+    }
+    const { freedByShow, booked, outcomes } = this.read(batch.messages, batch.topic, batch.partition);
+    const offers: Offer[] = [];
+    let failure: Error | undefined;
     try {
-      const change = waitlistChange(parseSeatStatus(message.value));
-      if (change.kind === 'freed') {
-        const offers = await this.offers.offerFreed(change.freed);
-        await this.announce(offers, change.freed.sourceEventId);
-        outcome = offers.length > 0 ? 'offered' : 'no-offer';
-      } else if (change.kind === 'booked') {
-        await this.offers.accepted(change.holdId);
-        outcome = 'booked';
-      } else {
-        outcome = 'skipped';
+      for (const freed of freedByShow.values()) {
+        if (!payload.isRunning() || payload.isStale()) {
+          // the partition went to another member (or we stop): it reads on from the committed offset
+          return;
+        }
+        offers.push(...(await this.offers.offerFreed(freed)));
+        await payload.heartbeat();
+      }
+      if (booked.length > 0) {
+        await this.offers.accepted(booked);
       }
     } catch (e) {
-      if (!(e instanceof SeatStatusSchemaError)) {
-        consumed.inc({ outcome: 'retried' });
-        throw e;
-      }
-      // nothing can be offered from a message that is no seat change: reading on is all there is to do
-      this.logger.warn(
-        `offset ${message.offset} of ${origin.topic}[${origin.partition}] skipped: ${e.message}`,
-      );
-      outcome = 'poison';
+      failure = e instanceof Error ? e : new Error(String(e));
     }
-    consumed.inc({ outcome });
-    await ctx.getConsumer().commitOffsets([{ ...origin, offset: (BigInt(message.offset) + 1n).toString() }]);
+    // what was stored is announced even when a later show failed: its users should not wait for the retry
+    await this.announce(offers).catch((e: unknown) => {
+      failure ??= e instanceof Error ? e : new Error(String(e));
+    });
+    if (failure !== undefined) {
+      consumed.inc({ outcome: 'retried' }, batch.messages.length);
+      throw failure;
+    }
+    payload.resolveOffset(last.offset);
+    await this.consumer!.commitOffsets([
+      { topic: batch.topic, partition: batch.partition, offset: (BigInt(last.offset) + 1n).toString() },
+    ]);
+    outcomes.forEach((n, outcome) => consumed.inc({ outcome }, n));
+  }
+
+  /** The batch's freed seats by show, in the order of their changes, and the offer holds booked. */
+  private read(messages: KafkaMessage[], topic: string, partition: number) {
+    const freedByShow = new Map<string, FreedSeats[]>();
+    const booked: string[] = [];
+    const outcomes = new Map<string, number>();
+    for (const message of messages) {
+      let outcome: string;
+      try {
+        const change = waitlistChange(parseSeatStatus(message.value));
+        outcome = change.kind;
+        if (change.kind === 'freed') {
+          const show = freedByShow.get(change.freed.eventId);
+          if (show) {
+            show.push(change.freed);
+          } else {
+            freedByShow.set(change.freed.eventId, [change.freed]);
+          }
+        } else if (change.kind === 'booked') {
+          booked.push(change.holdId);
+        }
+      } catch (e) {
+        if (!(e instanceof SeatStatusSchemaError)) {
+          throw e;
+        }
+        // nothing can be offered from a message that is no seat change: reading on is all there is to do
+        this.logger.warn(`offset ${message.offset} of ${topic}[${partition}] skipped: ${e.message}`);
+        outcome = 'poison';
+      }
+      outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+    }
+    return { freedByShow, booked, outcomes };
   }
 
   /** WaitlistOfferMade for each offer Kafka does not have yet, then that it has them. */
-  private async announce(offers: Offer[], sourceEventId: string): Promise<void> {
+  private async announce(offers: Offer[]): Promise<void> {
     const unpublished = offers.filter((o) => !o.published);
     if (unpublished.length === 0) {
       return;
     }
-    await this.publisher.publish(unpublished.map(({ published: _published, ...data }) => data));
-    await this.offers.published(unpublished, sourceEventId);
+    await this.publisher.publish(unpublished.map((o) => o.data));
+    await this.offers.published(unpublished);
   }
 }

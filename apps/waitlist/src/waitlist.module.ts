@@ -27,7 +27,7 @@ import { WaitlistHealthController } from './waitlist-health.controller';
     DatabaseModule.forRootAsync({ inject: [WaitlistConfig], useFactory: (c: WaitlistConfig) => c.database }),
     KafkaModule.forRootAsync({ inject: [WaitlistConfig], useFactory: (c: WaitlistConfig) => c.kafka }),
   ],
-  controllers: [SeatStatusConsumer, WaitlistHealthController],
-  providers: [OfferMaker, OfferHolds, OfferPublisher, GroupMembership],
+  controllers: [WaitlistHealthController],
+  providers: [SeatStatusConsumer, OfferMaker, OfferHolds, OfferPublisher, GroupMembership],
 })
 export class WaitlistModule {}

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { createHash } from 'node:crypto';
+import { createHash, webcrypto } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { WaitlistConfig } from '@app/config';
 
@@ -34,10 +34,12 @@ const REFUSALS = new Set([400, 404, 409, 422]);
 @Injectable()
 export class OfferHolds {
   private readonly logger = new Logger('OfferHolds');
-  private readonly secret: Uint8Array;
+  /** The secret imported once: jose given the raw bytes would import it again for every offer. */
+  private readonly key: Promise<webcrypto.CryptoKey>;
 
   constructor(private readonly config: WaitlistConfig) {
-    this.secret = new TextEncoder().encode(config.offers.jwtSecret);
+    const secret = new TextEncoder().encode(config.offers.jwtSecret);
+    this.key = webcrypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   }
 
   async hold(
@@ -93,14 +95,14 @@ export class OfferHolds {
     throw new Error(`seat API answered ${res.status} ${answer.code ?? ''} to an offer hold`);
   }
 
-  private token(userId: string): Promise<string> {
+  private async token(userId: string): Promise<string> {
     const jwt = new SignJWT({ roles: [] })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject(userId)
       .setIssuedAt()
       .setExpirationTime('1m');
     const issuer = this.config.offers.jwtIssuer;
-    return (issuer ? jwt.setIssuer(issuer) : jwt).sign(this.secret);
+    return (issuer ? jwt.setIssuer(issuer) : jwt).sign(await this.key);
   }
 }
 

@@ -10,7 +10,7 @@ const offersMade = counter('waitlist_offers_total', 'Offers made from freed seat
   'outcome',
 ]);
 
-/** Entries read per freed change: far more than one change's seats can serve (a party is 1-10 seats). */
+/** Entries read beyond the freed seats: far more than one change's seats can serve (a party is 1-10 seats). */
 const QUEUE_SCAN = 200;
 
 /** Refusals that hold for every entry of the show: nobody can be offered anything now. */
@@ -23,20 +23,30 @@ interface QueuedEntry {
   category: string | null;
 }
 
-/** An offer of a change, as WaitlistOfferMade announces it; `published`: Kafka acknowledged it already. */
-export interface Offer extends WaitlistOfferMadeData {
+interface FreedSeat {
+  seat_id: string;
+  category: string;
+}
+
+/**
+ * An offer: what WaitlistOfferMade announces, the freed change it was made from, and whether Kafka
+ * acknowledged its announcement already.
+ */
+export interface Offer {
+  data: WaitlistOfferMadeData;
+  sourceEventId: string;
   published: boolean;
 }
 
 /**
  * Turns freed seats into offers, exactly once in effect per freed change:
  *
- * - one transaction per change, under a transaction-scoped advisory lock on the show: two consumers that
- *   get the same change (a rebalance hands a partition over while its old owner still works) take turns,
- *   and the second sees the first's offers;
- * - the change's offers are rows keyed by (its CloudEvent id, entry), inserted in the transaction that
- *   marks the entries OFFERED: a change read again (redelivery, a consumer killed before its offset commit)
- *   finds them and offers nothing new, it only hands the same offers back to be announced;
+ * - one transaction per show and batch of its changes, under a transaction-scoped advisory lock on the
+ *   show: two consumers that get the same changes (a rebalance hands a partition over while its old owner
+ *   still works) take turns, and the second sees the first's offers;
+ * - a change's offers are rows keyed by (its CloudEvent id, entry), inserted in the transaction that marks
+ *   the entries OFFERED: a change read again (redelivery, a consumer killed before its offset commit) finds
+ *   them and offers nothing new, it only hands the same offers back to be announced;
  * - the hold is made before the transaction commits, with an Idempotency-Key derived from the change and
  *   the entry (OfferHolds): a consumer killed in between left a hold but no offer, and the redelivery, which
  *   meets the same queue, gets that same hold back.
@@ -44,7 +54,8 @@ export interface Offer extends WaitlistOfferMadeData {
  * Who: the queue in order (created_at, id), WAITING entries only (one open offer per entry), the first whose
  * category the freed seats have and whose party can be seated. Which seats: the freed ones when the party
  * is no larger; otherwise the seat API's best-available block of its size (seats together), which the freed
- * seats made possible or not. What the first offer leaves of the freed seats goes on to the next entries.
+ * seats made possible or not. What the first offer leaves of the freed seats goes on to the next entries;
+ * the changes of a batch are served in their order, each from the queue the ones before it left.
  */
 @Injectable()
 export class OfferMaker {
@@ -53,62 +64,116 @@ export class OfferMaker {
     private readonly holds: OfferHolds,
   ) {}
 
-  async offerFreed(freed: FreedSeats): Promise<Offer[]> {
+  /** Offers the seats one show's changes freed (in their order), in one transaction. */
+  async offerFreed(changes: FreedSeats[]): Promise<Offer[]> {
+    const eventId = changes[0].eventId;
     return this.db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`waitlist:${freed.eventId}`]);
-      const done = await this.offersOf(tx, freed);
+      await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`waitlist:${eventId}`]);
+      const done = await this.offersOf(tx, eventId, changes);
       if (done.length > 0) {
         offersMade.inc({ outcome: 'replayed' }, done.length);
-        return done;
       }
-      if (freed.holdId) {
-        // the freed hold was an offer: it ended unbooked (a declined offer's entry is LEFT already)
-        const lapsed = await tx.query<[unknown[], number]>(
-          `UPDATE waitlist_entries SET status = 'LAPSED' WHERE hold_id = $1 AND status = 'OFFERED'`,
-          [freed.holdId],
-        );
-        if (lapsed[1] > 0) {
-          offersMade.inc({ outcome: 'lapsed' });
+      // a change already offered, or a second copy of one in this batch, offers nothing new
+      const seen = new Set(done.map((o) => o.sourceEventId));
+      const todo: FreedSeats[] = [];
+      for (const change of changes) {
+        if (!seen.has(change.sourceEventId)) {
+          seen.add(change.sourceEventId);
+          todo.push(change);
         }
       }
-      return this.offer(tx, freed);
+      const freedHolds = todo.flatMap((c) => (c.holdId ? [c.holdId] : []));
+      if (freedHolds.length > 0) {
+        // the freed holds that were offers ended unbooked (a declined offer's entry is LEFT already)
+        const lapsed = await tx.query<[unknown[], number]>(
+          `UPDATE waitlist_entries SET status = 'LAPSED' WHERE hold_id = ANY($1::text[]) AND status = 'OFFERED'`,
+          [freedHolds],
+        );
+        if (lapsed[1] > 0) {
+          offersMade.inc({ outcome: 'lapsed' }, lapsed[1]);
+        }
+      }
+      return todo.length === 0 ? done : [...done, ...(await this.offer(tx, eventId, todo))];
     });
   }
 
-  /** The offer's hold was booked: the entry accepted it. */
-  async accepted(holdId: string): Promise<void> {
+  /** The offers' holds were booked: their entries accepted them. */
+  async accepted(holdIds: string[]): Promise<void> {
     await this.db.query(
-      `UPDATE waitlist_entries SET status = 'ACCEPTED' WHERE hold_id = $1 AND status IN ('OFFERED', 'LAPSED')`,
-      [holdId],
+      `UPDATE waitlist_entries SET status = 'ACCEPTED'
+        WHERE hold_id = ANY($1::text[]) AND status IN ('OFFERED', 'LAPSED')`,
+      [holdIds],
     );
   }
 
-  /** Records that Kafka has the offer's WaitlistOfferMade, so a redelivery does not announce it again. */
-  async published(offers: Offer[], sourceEventId: string): Promise<void> {
+  /** Records that Kafka has the offers' WaitlistOfferMade, so a redelivery does not announce them again. */
+  async published(offers: Offer[]): Promise<void> {
     await this.db.query(
-      `UPDATE waitlist_offers SET published_at = now() WHERE source_event_id = $1 AND entry_id = ANY($2::uuid[])`,
-      [sourceEventId, offers.map((o) => o.entryId)],
+      `UPDATE waitlist_offers SET published_at = now()
+        WHERE (source_event_id, entry_id) IN (SELECT * FROM unnest($1::text[], $2::uuid[]))`,
+      [offers.map((o) => o.sourceEventId), offers.map((o) => o.data.entryId)],
     );
   }
 
-  private async offer(tx: EntityManager, freed: FreedSeats): Promise<Offer[]> {
-    let remaining = await tx.query<{ seat_id: string; category: string }[]>(
+  private async offer(tx: EntityManager, eventId: string, changes: FreedSeats[]): Promise<Offer[]> {
+    const seatIds = [...new Set(changes.flatMap((c) => c.seatIds))];
+    const seats = await tx.query<FreedSeat[]>(
       `SELECT seat_id, category FROM seats WHERE event_id = $1 AND seat_id = ANY($2::text[]) ORDER BY position`,
-      [freed.eventId, freed.seatIds],
+      [eventId, seatIds],
     );
     const queue = await tx.query<QueuedEntry[]>(
       `SELECT id, user_id, quantity, category FROM waitlist_entries
         WHERE event_id = $1 AND status = 'WAITING' ORDER BY created_at, id LIMIT $2`,
-      [freed.eventId, QUEUE_SCAN],
+      [eventId, QUEUE_SCAN + seatIds.length],
     );
+    const offers: Offer[] = [];
+    for (const change of changes) {
+      const freed = new Set(change.seatIds);
+      offers.push(
+        ...(await this.offerChange(
+          change,
+          seats.filter((s) => freed.has(s.seat_id)),
+          queue,
+        )),
+      );
+    }
+    if (offers.length > 0) {
+      // the offer rows and their entries' OFFERED in one statement
+      await tx.query(
+        `WITH made AS (
+           SELECT * FROM jsonb_to_recordset($1::jsonb) AS m(source_event_id text, entry_id uuid, hold_id text,
+             seat_ids text[], offer_expires_at timestamptz)),
+         offer AS (
+           INSERT INTO waitlist_offers (source_event_id, entry_id, hold_id, seat_ids, offer_expires_at)
+           SELECT source_event_id, entry_id, hold_id, seat_ids, offer_expires_at FROM made)
+         UPDATE waitlist_entries e SET status = 'OFFERED', hold_id = m.hold_id, offer_expires_at = m.offer_expires_at
+           FROM made m WHERE e.id = m.entry_id`,
+        [
+          JSON.stringify(
+            offers.map((o) => ({
+              source_event_id: o.sourceEventId,
+              entry_id: o.data.entryId,
+              hold_id: o.data.holdId,
+              seat_ids: o.data.seatIds,
+              offer_expires_at: o.data.offerExpiresAt,
+            })),
+          ),
+        ],
+      );
+      offersMade.inc({ outcome: 'made' }, offers.length);
+    }
+    return offers;
+  }
+
+  /** One change's offers, from `queue` in order; the entries offered leave `queue`. */
+  private async offerChange(change: FreedSeats, freed: FreedSeat[], queue: QueuedEntry[]): Promise<Offer[]> {
+    let remaining = freed;
     const offers: Offer[] = [];
     // a best-available block refused for one party is refused for the next party of that size and category
     const noBlock = new Set<string>();
-    for (const entry of queue) {
+    for (let i = 0; i < queue.length && remaining.length > 0; i++) {
+      const entry = queue[i];
       const fitting = remaining.filter((s) => entry.category === null || s.category === entry.category);
-      if (remaining.length === 0) {
-        break;
-      }
       const block = `${entry.quantity}:${entry.category ?? ''}`;
       if (fitting.length === 0 || (entry.quantity > fitting.length && noBlock.has(block))) {
         continue;
@@ -122,8 +187,8 @@ export class OfferMaker {
                 ...(entry.category ? { category: entry.category } : {}),
               },
             };
-      const hold = await this.holds.hold(entry.user_id, freed.eventId, ask, {
-        sourceEventId: freed.sourceEventId,
+      const hold = await this.holds.hold(entry.user_id, change.eventId, ask, {
+        sourceEventId: change.sourceEventId,
         entryId: entry.id,
       });
       if (isRefused(hold)) {
@@ -139,32 +204,28 @@ export class OfferMaker {
         continue;
       }
       remaining = remaining.filter((s) => !hold.seatIds.includes(s.seat_id));
-      // the offer row and its entry's OFFERED in one statement: a round trip fewer per offer, where a burst
-      // of freed seats spends most of its time
-      await tx.query(
-        `WITH offer AS (
-           INSERT INTO waitlist_offers (source_event_id, entry_id, hold_id, seat_ids, offer_expires_at)
-           VALUES ($1, $2, $3, $4, $5))
-         UPDATE waitlist_entries SET status = 'OFFERED', hold_id = $3, offer_expires_at = $5 WHERE id = $2`,
-        [freed.sourceEventId, entry.id, hold.holdId, hold.seatIds, hold.expiresAt],
-      );
-      offersMade.inc({ outcome: 'made' });
+      queue.splice(i--, 1); // offered: no longer waiting for the changes after this one
       offers.push({
-        eventId: freed.eventId,
-        entryId: entry.id,
-        userId: entry.user_id,
-        holdId: hold.holdId,
-        seatIds: hold.seatIds,
-        offerExpiresAt: new Date(hold.expiresAt).toISOString(),
+        sourceEventId: change.sourceEventId,
         published: false,
+        data: {
+          eventId: change.eventId,
+          entryId: entry.id,
+          userId: entry.user_id,
+          holdId: hold.holdId,
+          seatIds: hold.seatIds,
+          offerExpiresAt: new Date(hold.expiresAt).toISOString(),
+        },
       });
     }
     return offers;
   }
 
-  private async offersOf(tx: EntityManager, freed: FreedSeats): Promise<Offer[]> {
+  /** The offers already made from these changes (committed by an earlier delivery of them). */
+  private async offersOf(tx: EntityManager, eventId: string, changes: FreedSeats[]): Promise<Offer[]> {
     const rows = await tx.query<
       {
+        source_event_id: string;
         entry_id: string;
         user_id: string;
         hold_id: string;
@@ -173,19 +234,22 @@ export class OfferMaker {
         published_at: Date | null;
       }[]
     >(
-      `SELECT o.entry_id, e.user_id, o.hold_id, o.seat_ids, o.offer_expires_at, o.published_at
+      `SELECT o.source_event_id, o.entry_id, e.user_id, o.hold_id, o.seat_ids, o.offer_expires_at, o.published_at
          FROM waitlist_offers o JOIN waitlist_entries e ON e.id = o.entry_id
-        WHERE o.source_event_id = $1 ORDER BY o.created_at`,
-      [freed.sourceEventId],
+        WHERE o.source_event_id = ANY($1::text[]) ORDER BY o.created_at`,
+      [changes.map((c) => c.sourceEventId)],
     );
     return rows.map((r) => ({
-      eventId: freed.eventId,
-      entryId: r.entry_id,
-      userId: r.user_id,
-      holdId: r.hold_id,
-      seatIds: r.seat_ids,
-      offerExpiresAt: r.offer_expires_at.toISOString(),
+      sourceEventId: r.source_event_id,
       published: r.published_at !== null,
+      data: {
+        eventId,
+        entryId: r.entry_id,
+        userId: r.user_id,
+        holdId: r.hold_id,
+        seatIds: r.seat_ids,
+        offerExpiresAt: r.offer_expires_at.toISOString(),
+      },
     }));
   }
 }

@@ -1,11 +1,11 @@
 import { EventPattern } from '@nestjs/microservices';
 
 /**
- * The topics the consumer apps read, by role. Their names are configuration (KAFKA_TOPIC_SEAT_EXPIRED,
- * KAFKA_TOPIC_SEAT_STATUS; each test file has its own), known only once the config provider is resolved,
+ * The topics Nest's Kafka transport reads for an app, by role. Their names are configuration
+ * (KAFKA_TOPIC_SEAT_EXPIRED; each test file has its own), known only once the config provider is resolved,
  * after every class was defined.
  */
-export type ConfiguredTopic = 'seatExpired' | 'seatStatus';
+export type ConfiguredTopic = 'seatExpired';
 
 const PREFIX = 'configured-topic:';
 
