@@ -52,6 +52,10 @@ const CLUSTER = [
   'test/holds/redis-stall.e2e-spec.ts',
   'test/holds/token-lifetime.e2e-spec.ts',
   'test/infrastructure/hold-shards-cluster.e2e-spec.ts',
+  'test/waitlist/offer-lifecycle.e2e-spec.ts',
+  'test/waitlist/offers-exactly-once.e2e-spec.ts',
+  'test/waitlist/offers-outages.e2e-spec.ts',
+  'test/waitlist/waitlist-api.e2e-spec.ts',
 ];
 
 const missing = CLUSTER.filter((file) => !fs.existsSync(path.join(__dirname, file)));
