@@ -9,8 +9,8 @@
  *    seats released in one send: time to the last offer, offers per freed seat, seats in two offers, and
  *    whether each show's offers went to the first 10 of its queue;
  * 3. seat API holds/s (uncontended holds of other shows, 32 connections) while the waiting list works
- *    through 500 freed seats vs while it idles, rounds interleaved idle, busy, idle, busy, idle (median).
- * Run: npm run bench:waitlist   (BENCH_TRICKLE 60, BENCH_BURST_SHOWS 100, BENCH_SECONDS 5)
+ *    through 500 freed seats vs while it idles, BUSY_ROUNDS busy rounds between idle ones (medians).
+ * Run: npm run bench:waitlist   (BENCH_TRICKLE 60, BENCH_BURST_SHOWS 100, BENCH_SECONDS 5, BENCH_BUSY_ROUNDS 4)
  */
 import 'reflect-metadata';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
@@ -29,6 +29,7 @@ import * as path from 'node:path';
 const TRICKLE = Number(process.env.BENCH_TRICKLE ?? 60);
 const BURST_SHOWS = Number(process.env.BENCH_BURST_SHOWS ?? 100);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const BUSY_ROUNDS = Number(process.env.BENCH_BUSY_ROUNDS ?? 4);
 const BROKERS = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
 const PARTITIONS = 6;
 
@@ -38,6 +39,11 @@ const percentile = (sorted: number[], p: number) =>
 function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+}
+/** CPU seconds the whole machine has been busy (every process, all cores: /proc/stat less idle and iowait). */
+function machineCpuSeconds(): number {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  return (ticks.reduce((a, b) => a + b, 0) - ticks[3] - ticks[4]) / 100;
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -109,9 +115,12 @@ async function trickle(c: Ctx) {
 async function burst(c: Ctx) {
   const shows = await soldOutShows(c.svc, BURST_SHOWS, 10, 100);
   const seats = shows.flatMap((s) => s.seats);
-  const cpu = [cpuSeconds(c.waitlistPid), cpuSeconds(c.svc.child.proc.pid!)];
-  const profile = () => process.env.BENCH_PROFILE && process.kill(c.waitlistPid, 'SIGWINCH');
-  profile(); // BENCH_PROFILE=1: apps/waitlist's CPU profile of the burst (bench/support/cpu-profile.js)
+  const cpu = [cpuSeconds(c.waitlistPid), cpuSeconds(c.svc.child.proc.pid!), machineCpuSeconds()];
+  // BENCH_PROFILE=1: CPU profiles of apps/waitlist and the seat API during the burst (cpu-profile.js)
+  const profile = () =>
+    process.env.BENCH_PROFILE &&
+    [c.waitlistPid, c.svc.child.proc.pid!].forEach((pid) => process.kill(pid, 'SIGWINCH'));
+  profile();
   await c.producer.send({ topic: c.topic, acks: -1, messages: seats.map(releaseMessage) });
   const offers = await announced(c, shows, seats.length, 120_000);
   profile();
@@ -119,6 +128,7 @@ async function burst(c: Ctx) {
   const cpuPerOffer = [
     ((cpuSeconds(c.waitlistPid) - cpu[0]) * 1000) / offers.length,
     ((cpuSeconds(c.svc.child.proc.pid!) - cpu[1]) * 1000) / offers.length,
+    ((machineCpuSeconds() - cpu[2]) * 1000) / offers.length,
   ];
   const firstFreed = Math.min(...offers.map((o) => o.freedAt));
   const lastMade = Math.max(...offers.map((o) => o.madeAt ?? Infinity));
@@ -154,7 +164,9 @@ async function holdsBusyVsIdle(c: Ctx) {
   const tokens = await Promise.all(Array.from({ length: 5000 }, (_, i) => c.svc.token(100_000 + i)));
   target.auth = (user) => ({ authorization: `Bearer ${tokens[user % tokens.length]}` });
   // one supply of free seats for every round: a round that met seats an earlier one held would count 409s
-  const seats = new FreshSeats(await newEvents(target, Number(process.env.BENCH_HOLD_EVENTS ?? 24)));
+  // enough for 2 * BUSY_ROUNDS + 1 rounds of a few thousand holds a second
+  const events = Number(process.env.BENCH_HOLD_EVENTS ?? 6 * (2 * BUSY_ROUNDS + 1));
+  const seats = new FreshSeats(await newEvents(target, events));
   let user = 0;
   const holdsFor = async () => {
     const r = await load({
@@ -171,7 +183,10 @@ async function holdsBusyVsIdle(c: Ctx) {
     }
     return holdsPerSecond(r);
   };
-  const bursts = [await soldOutShows(c.svc, 50, 10, 10), await soldOutShows(c.svc, 50, 10, 10)];
+  const bursts = [];
+  for (let r = 0; r < BUSY_ROUNDS; r++) {
+    bursts.push(await soldOutShows(c.svc, 50, 10, 10));
+  }
   const idle: number[] = [];
   const busy: number[] = [];
   let inWindow = 0;
@@ -242,11 +257,15 @@ async function main() {
             perSeat: 0,
             twice: 0,
             misplaced: 0,
-            cpuPerOffer: [0, 0],
+            cpuPerOffer: [0, 0, 0],
           };
     const h =
       !only || only === 'holds' ? await holdsBusyVsIdle(c) : { idle: [0], busy: [0], inWindow: 0, freed: 0 };
-    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+    const median = (xs: number[]) => {
+      const sorted = [...xs].sort((x, y) => x - y);
+      const mid = Math.floor(sorted.length / 2);
+      return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+    };
     const ratio = median(h.busy) / median(h.idle);
     const report = [
       'One apps/waitlist instance, the seat API, Redis, PostgreSQL and Kafka on the same 2 cores. Times are',
@@ -268,8 +287,8 @@ async function main() {
             b.lastAfterMs <= 10_000 && b.offers === b.freed ? 'yes' : 'NO',
           ],
           [
-            '  CPU per offer during the burst: apps/waitlist / seat API',
-            `${b.cpuPerOffer[0].toFixed(2)} / ${b.cpuPerOffer[1].toFixed(2)} ms`,
+            '  CPU per offer during the burst: apps/waitlist / seat API / the whole machine',
+            `${b.cpuPerOffer[0].toFixed(2)} / ${b.cpuPerOffer[1].toFixed(2)} / ${b.cpuPerOffer[2].toFixed(2)} ms`,
             '',
             '',
           ],
@@ -290,9 +309,13 @@ async function main() {
         ],
       ),
     ];
-    const file = writeReport('waitlist', 'Waiting-list targets', 'npm run bench:waitlist', report);
     console.log(report.join('\n'));
-    console.log(`written to ${file}`);
+    if (!only) {
+      // a partial run leaves the full run's report as it was
+      console.log(
+        `written to ${writeReport('waitlist', 'Waiting-list targets', 'npm run bench:waitlist', report)}`,
+      );
+    }
   } finally {
     await waitlist.stop();
     await producer.disconnect();
