@@ -3,13 +3,12 @@ import { TerminusModule } from '@nestjs/terminus';
 import { LoggerModule } from 'nestjs-pino';
 import { ConfigModule, WaitlistConfig } from '@app/config';
 import { DatabaseModule } from '@app/database';
-import { GroupMembership, KafkaModule } from '@app/kafka';
+import { ConsumerHealthController, GroupMembership, KafkaModule } from '@app/kafka';
 import { loggingParams, ObservabilityModule } from '@app/observability';
 import { OfferHolds } from './offers/offer-holds';
 import { OfferMaker } from './offers/offer-maker';
 import { OfferPublisher } from './offers/offer-publisher';
 import { SeatStatusConsumer } from './seat-status.consumer';
-import { WaitlistHealthController } from './waitlist-health.controller';
 
 /**
  * The waitlist app: its own configuration (WaitlistConfig: PostgreSQL, Kafka, the seat API it holds offers
@@ -27,7 +26,7 @@ import { WaitlistHealthController } from './waitlist-health.controller';
     DatabaseModule.forRootAsync({ inject: [WaitlistConfig], useFactory: (c: WaitlistConfig) => c.database }),
     KafkaModule.forRootAsync({ inject: [WaitlistConfig], useFactory: (c: WaitlistConfig) => c.kafka }),
   ],
-  controllers: [WaitlistHealthController],
+  controllers: [ConsumerHealthController],
   providers: [SeatStatusConsumer, OfferMaker, OfferHolds, OfferPublisher, GroupMembership],
 })
 export class WaitlistModule {}

@@ -6,5 +6,6 @@ export * from './kafka.module';
 export * from './kafka.module-definition';
 export * from './ensure-topics';
 export * from './consumer/configured-topic';
+export * from './consumer/consumer-health.controller';
 export * from './consumer/group-membership';
 export * from './consumer/observed-server-kafka';

@@ -5,8 +5,10 @@ import {
   HealthIndicatorService,
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
-import { GroupMembership, KafkaHealthIndicator } from '@app/kafka';
+import { KafkaHealthIndicator } from '../kafka.health';
+import { GroupMembership } from './group-membership';
 
+/** /health of a consumer app (apps/expiry-consumer, apps/waitlist); /health/live answers while it runs. */
 @Controller('health')
 export class ConsumerHealthController {
   constructor(
