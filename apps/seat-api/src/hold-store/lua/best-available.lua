@@ -171,15 +171,7 @@ for i = pick, pick + q - 1 do
   if fence > highest then highest = fence end
 end
 
--- per-user cap: count the seats of this user's holds that are still live, forgetting the rest
-local held, live = 0, {}
-for h in string.gmatch(user_holds(user), '[^,]+') do
-  local rec = settle(load(h))
-  if rec and (rec.status == 'CONFIRMING' or rec.status == 'ACTIVE') then
-    held = held + #rec.seats
-    live[#live + 1] = h
-  end
-end
+local held, live = user_live_holds(user)
 if held + q > limit then return { 'HOLD_LIMIT_EXCEEDED', held, limit } end
 
 -- a fresh token, above the counter and every fence these seats carry (see the seat lock above)
@@ -187,16 +179,7 @@ local counter = tonumber(redis.call('GET', K_FENCE) or 0)
 local token = math.max(counter, highest) + 1
 redis.call('SET', K_FENCE, token)
 
-local h = { hid = hid, user = user, status = 'ACTIVE', seats = seats, created = NOW, expire = NOW + ttl,
-            max = NOW + lifetime, ext = 0, fence = token, order = '', ended = 0, deadline = 0,
-            mx = tonumber(ARGV[10]) or -1, mt = tonumber(ARGV[11]) or 0 }
-if h.expire > h.max then h.expire = h.max end
-set_seats(seats, 'H', hid, h.expire, token)
-save(h)
-hold_record_added()
-local sooner = due_add(h.expire, hid)
-status_change(SEAT_STATUS.CREATED, h, seats, SEAT_STATUS_FIELDS.expireAt, h.expire)
-live[#live + 1] = hid
-update_user_holds(user, function() return table.concat(live, ',') end)
+local h, sooner = hold_make(hid, user, seats, ttl, lifetime, token, tonumber(ARGV[10]) or -1,
+  tonumber(ARGV[11]) or 0, live)
 -- third: 1 when the shard's wake-up must come sooner for this hold (as create-hold.lua)
 return { 'OK', view(h), sooner and 1 or 0 }

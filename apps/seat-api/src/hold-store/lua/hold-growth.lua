@@ -1,5 +1,5 @@
--- A new hold record and its bucket growth (linear hashing, hold-buckets.lua), for every script that makes
--- a hold (create-hold.lua, best-available.lua).
+-- A new hold: the user's cap, its record and its bucket growth (linear hashing, hold-buckets.lua), for
+-- every script that makes a hold (create-hold.lua, best-available.lua).
 
 -- Splits bucket p into p and p + 2^L: moves the records and due entries whose code says so, in one
 -- HSET / HDEL / ZADD / ZREM per key. Only this bucket's entries move.
@@ -45,4 +45,37 @@ local function hold_record_added()
   local n = meta_add('hn', 1)
   buckets_ready()
   if n > BUCKET_SPLIT_LOAD * (HB_M + HB_P) then hold_split_bucket() end
+end
+
+-- The seats the user holds now (ACTIVE or CONFIRMING holds) and those holds' ids, for the per-user cap;
+-- the user's holds that ended are settled on the way and left out.
+local function user_live_holds(user)
+  local held, live = 0, {}
+  for h in string.gmatch(user_holds(user), '[^,]+') do
+    local rec = settle(load(h))
+    if rec and (rec.status == 'CONFIRMING' or rec.status == 'ACTIVE') then
+      held = held + #rec.seats
+      live[#live + 1] = h
+    end
+  end
+  return held, live
+end
+
+-- Makes hold `hid` of `user` on `seats` (free, locked, fenced by `token`): its record, the seats held
+-- until it expires, its due entry, its HoldCreated record, and the user's live holds (`live`, from
+-- user_live_holds) with it. `mx`, `mt`: the show's most extensions and total lifetime for it. Returns the
+-- hold and whether the shard's wake-up must come sooner for it.
+local function hold_make(hid, user, seats, ttl, lifetime, token, mx, mt, live)
+  local h = { hid = hid, user = user, status = 'ACTIVE', seats = seats, created = NOW, expire = NOW + ttl,
+              max = NOW + lifetime, ext = 0, fence = token, order = '', ended = 0, deadline = 0,
+              mx = mx, mt = mt }
+  if h.expire > h.max then h.expire = h.max end
+  set_seats(seats, 'H', hid, h.expire, token)
+  save(h)
+  hold_record_added()
+  local sooner = due_add(h.expire, hid)
+  status_change(SEAT_STATUS.CREATED, h, seats, SEAT_STATUS_FIELDS.expireAt, h.expire)
+  live[#live + 1] = hid
+  update_user_holds(user, function() return table.concat(live, ',') end)
+  return h, sooner
 end
