@@ -12,12 +12,12 @@ import { expectAgreement, Held, holdSeats } from '../support/confirm-agreement';
 import { Db } from '../support/db';
 import { eventually } from '../support/eventually';
 import { Api } from '../support/seat-api';
-import { SilenceableStores, silenceableStores, startStaffStage } from '../support/staff-stage';
+import { SilencedStaffStage, startSilencedStaffStage } from '../support/staff-stage';
 import { TcpProxy } from '../support/tcp-proxy';
 
 jest.setTimeout(120_000);
 
-let stores: SilenceableStores;
+let stage: SilencedStaffStage;
 let pg: TcpProxy;
 let redis: TcpProxy;
 let api: Api;
@@ -29,28 +29,19 @@ let seat = 0;
 const nextSeats = (n: number) => Array.from({ length: n }, () => `S-A-${++seat}`);
 
 beforeAll(async () => {
-  stores = await silenceableStores();
-  ({ pg, redis } = stores);
+  stage = await startSilencedStaffStage({ rows: 1, perRow: 20, customers: ['alice'] });
   ({
+    pg,
+    redis,
     api,
     db,
     eventId,
     admin,
     customers: [alice],
-  } = await startStaffStage({
-    env: stores.env,
-    rows: 1,
-    perRow: 20,
-    customers: ['alice'],
-  }));
+  } = stage);
 });
-afterEach(() => stores.thaw());
-afterAll(async () => {
-  stores?.thaw();
-  await api?.close();
-  await db?.close();
-  await stores?.close();
-});
+afterEach(() => stage.thaw());
+afterAll(() => stage?.close());
 
 const forceRelease = (h: Held) =>
   api.call('POST', `/v1/holds/${h.holdId}/force-release`, { token: admin, body: { reason: 'test' } });

@@ -12,12 +12,12 @@ import { confirmHold, holdSeats, seatStates } from '../support/confirm-agreement
 import { Db } from '../support/db';
 import { eventually } from '../support/eventually';
 import { Api } from '../support/seat-api';
-import { SilenceableStores, silenceableStores, startStaffStage } from '../support/staff-stage';
+import { SilencedStaffStage, startSilencedStaffStage } from '../support/staff-stage';
 import { TcpProxy } from '../support/tcp-proxy';
 
 jest.setTimeout(120_000);
 
-let stores: SilenceableStores;
+let stage: SilencedStaffStage;
 let pg: TcpProxy;
 let redis: TcpProxy;
 let api: Api;
@@ -30,28 +30,19 @@ let order = 0;
 const nextSeats = (n: number) => Array.from({ length: n }, () => `S-A-${++seat}`);
 
 beforeAll(async () => {
-  stores = await silenceableStores();
-  ({ pg, redis } = stores);
+  stage = await startSilencedStaffStage({ rows: 1, perRow: 20, customers: ['alice'] });
   ({
+    pg,
+    redis,
     api,
     db,
     eventId,
     admin,
     customers: [alice],
-  } = await startStaffStage({
-    env: stores.env,
-    rows: 1,
-    perRow: 20,
-    customers: ['alice'],
-  }));
+  } = stage);
 });
-afterEach(() => stores.thaw());
-afterAll(async () => {
-  stores?.thaw();
-  await api?.close();
-  await db?.close();
-  await stores?.close();
-});
+afterEach(() => stage.thaw());
+afterAll(() => stage?.close());
 
 async function booked() {
   const h = await holdSeats(api, alice, eventId, nextSeats(2));

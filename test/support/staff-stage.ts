@@ -1,8 +1,8 @@
 /**
  * What the staff (admin) e2e tests stand on: the seat API, the test's own view of PostgreSQL, one show,
  * an admin's and an agent's token and the customers' tokens. For the tests of a staff action across two
- * stores, `silenceableStores` puts TCP proxies in front of the real PostgreSQL and Redis that go silent
- * the way a partitioned host does.
+ * stores, `startSilencedStaffStage` puts TCP proxies in front of the real PostgreSQL and Redis that go
+ * silent the way a partitioned host does.
  */
 import { Db, openDb } from './db';
 import { Api, createEvent, startApi } from './seat-api';
@@ -39,7 +39,7 @@ export async function startStaffStage(o: {
   };
 }
 
-export interface SilenceableStores {
+interface SilenceableStores {
   pg: TcpProxy;
   redis: TcpProxy;
   /**
@@ -47,12 +47,12 @@ export interface SilenceableStores {
    * action whose request failed is decided by a read a few seconds later.
    */
   env: Record<string, string>;
-  /** Both proxies answer again (after each test, so a failed one leaves no store silent). */
+  /** Both proxies answer again. */
   thaw(): void;
   close(): Promise<void>;
 }
 
-export async function silenceableStores(): Promise<SilenceableStores> {
+async function silenceableStores(): Promise<SilenceableStores> {
   const realPg = new URL(process.env.DATABASE_URL!);
   const realRedis = new URL(process.env.REDIS_URL!);
   const pg = await startTcpProxy({ host: realPg.hostname, port: Number(realPg.port || 5432) });
@@ -77,6 +77,43 @@ export async function silenceableStores(): Promise<SilenceableStores> {
       redis.thaw();
       await pg.close();
       await redis.close();
+    },
+  };
+}
+
+/** A staff stage whose API reaches PostgreSQL and Redis through silenceable stores. */
+export interface SilencedStaffStage extends StaffStage {
+  pg: TcpProxy;
+  redis: TcpProxy;
+  /** Both proxies answer again: call it after each test, so a failed one leaves no store silent. */
+  thaw(): void;
+  /** Thaws the proxies first, so no close waits on a silent store, then closes all the stage started. */
+  close(): Promise<void>;
+}
+
+export async function startSilencedStaffStage(o: {
+  rows: number;
+  perRow: number;
+  customers: string[];
+}): Promise<SilencedStaffStage> {
+  const stores = await silenceableStores();
+  let stage: StaffStage;
+  try {
+    stage = await startStaffStage({ ...o, env: stores.env });
+  } catch (e) {
+    await stores.close();
+    throw e;
+  }
+  return {
+    ...stage,
+    pg: stores.pg,
+    redis: stores.redis,
+    thaw: () => stores.thaw(),
+    async close() {
+      stores.thaw();
+      await stage.api.close();
+      await stage.db.close();
+      await stores.close();
     },
   };
 }
