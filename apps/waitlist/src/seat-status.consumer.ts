@@ -81,28 +81,34 @@ export class SeatStatusConsumer implements BeforeApplicationShutdown {
     const { freedByShow, booked, outcomes } = this.read(batch.messages, batch.topic, batch.partition);
     const offers: Offer[] = [];
     let failure: Error | undefined;
+    let handedOver = false;
     try {
       for (const freed of freedByShow.values()) {
-        if (!payload.isRunning() || payload.isStale()) {
-          // the partition went to another member (or we stop): it reads on from the committed offset
-          return;
+        // the partition went to another member (or we stop): it reads on from the committed offset
+        handedOver = !payload.isRunning() || payload.isStale();
+        if (handedOver) {
+          break;
         }
         offers.push(...(await this.offers.offerFreed(freed)));
         await payload.heartbeat();
       }
-      if (booked.length > 0) {
+      if (!handedOver && booked.length > 0) {
         await this.offers.accepted(booked);
       }
     } catch (e) {
       failure = e instanceof Error ? e : new Error(String(e));
     }
-    // what was stored is announced even when a later show failed: its users should not wait for the retry
+    // what was stored is announced even when a later show failed or the partition moved on: its users
+    // should not wait for the retry
     await this.announce(offers).catch((e: unknown) => {
       failure ??= e instanceof Error ? e : new Error(String(e));
     });
     if (failure !== undefined) {
       consumed.inc({ outcome: 'retried' }, batch.messages.length);
       throw failure;
+    }
+    if (handedOver) {
+      return;
     }
     payload.resolveOffset(last.offset);
     await this.consumer!.commitOffsets([
