@@ -9,10 +9,11 @@ import { confirmHold, Held, holdSeats, seatStates } from '../support/confirm-agr
 import { Db } from '../support/db';
 import { eventually, TopicProbe, topicMessageCount } from '../support/kafka-probe';
 import { Api } from '../support/seat-api';
-import { startStaffStage } from '../support/staff-stage';
+import { StaffStageOnSeatStatus, startStaffStageOnSeatStatus } from '../support/staff-stage';
 
 jest.setTimeout(120_000);
 
+let stage: StaffStageOnSeatStatus;
 let api: Api;
 let db: Db;
 let topic: TopicProbe;
@@ -26,26 +27,18 @@ const nextSeats = (n: number) => Array.from({ length: n }, () => `S-A-${++seat}`
 let order = 0;
 
 beforeAll(async () => {
+  stage = await startStaffStageOnSeatStatus({ rows: 1, perRow: 40, customers: ['alice', 'bob'] });
   ({
     api,
     db,
+    topic,
     eventId,
     admin,
     agent,
     customers: [alice, bob],
-  } = await startStaffStage({
-    env: { SWEEPER_ENABLED: 'true', OUTBOX_RELAY_INTERVAL_MS: '100', RATE_LIMIT_ENABLED: 'false' },
-    rows: 1,
-    perRow: 40,
-    customers: ['alice', 'bob'],
-  }));
-  topic = await TopicProbe.start(process.env.KAFKA_TOPIC_SEAT_STATUS!);
+  } = stage);
 });
-afterAll(async () => {
-  await topic?.stop();
-  await api?.close();
-  await db?.close();
-});
+afterAll(() => stage?.close());
 
 /** A booking of `token`'s: its hold, confirmed, and the booking id. */
 async function book(token: string, seats: string[]): Promise<Held & { bookingId: string }> {

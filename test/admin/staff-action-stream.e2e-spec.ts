@@ -7,15 +7,14 @@
  */
 import { parseSeatStatus, StaffActionRecordedCloudEvent } from '@app/contracts';
 import { holdSeats } from '../support/confirm-agreement';
-import { Db } from '../support/db';
 import { eventually, TopicProbe } from '../support/kafka-probe';
 import { Api } from '../support/seat-api';
-import { startStaffStage } from '../support/staff-stage';
+import { StaffStageOnSeatStatus, startStaffStageOnSeatStatus } from '../support/staff-stage';
 
 jest.setTimeout(120_000);
 
+let stage: StaffStageOnSeatStatus;
 let api: Api;
-let db: Db;
 let topic: TopicProbe;
 let eventId: string;
 let admin: string;
@@ -24,26 +23,17 @@ let alice: string;
 let bob: string;
 
 beforeAll(async () => {
+  stage = await startStaffStageOnSeatStatus({ rows: 1, perRow: 20, customers: ['alice', 'bob'] });
   ({
     api,
-    db,
+    topic,
     eventId,
     admin,
     agent,
     customers: [alice, bob],
-  } = await startStaffStage({
-    env: { SWEEPER_ENABLED: 'true', OUTBOX_RELAY_INTERVAL_MS: '100', RATE_LIMIT_ENABLED: 'false' },
-    rows: 1,
-    perRow: 20,
-    customers: ['alice', 'bob'],
-  }));
-  topic = await TopicProbe.start(process.env.KAFKA_TOPIC_SEAT_STATUS!);
+  } = stage);
 });
-afterAll(async () => {
-  await topic?.stop();
-  await api?.close();
-  await db?.close();
-});
+afterAll(() => stage?.close());
 
 /** This show's StaffActionRecorded messages, each checked against its schema and its Kafka binding. */
 function staffActions(): StaffActionRecordedCloudEvent[] {

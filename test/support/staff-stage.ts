@@ -2,9 +2,11 @@
  * What the staff (admin) e2e tests stand on: the seat API, the test's own view of PostgreSQL, one show,
  * an admin's and an agent's token and the customers' tokens. For the tests of a staff action across two
  * stores, `startSilencedStaffStage` puts TCP proxies in front of the real PostgreSQL and Redis that go
- * silent the way a partitioned host does.
+ * silent the way a partitioned host does; for the tests of what staff actions publish,
+ * `startStaffStageOnSeatStatus` reads seat.status as the API's outbox relay fills it.
  */
 import { Db, openDb } from './db';
+import { TopicProbe } from './kafka-probe';
 import { Api, createEvent, startApi } from './seat-api';
 import { startTcpProxy, TcpProxy } from './tcp-proxy';
 
@@ -18,12 +20,16 @@ export interface StaffStage {
   customers: string[];
 }
 
-export async function startStaffStage(o: {
-  env?: Record<string, string>;
+/** The stage's show, `rows` rows of `perRow` seats, and the customers it makes a token for. */
+export interface StaffStageShape {
   rows: number;
   perRow: number;
   customers: string[];
-}): Promise<StaffStage> {
+}
+
+export async function startStaffStage(
+  o: StaffStageShape & { env?: Record<string, string> },
+): Promise<StaffStage> {
   // first: startApi puts `env` into process.env, whose DATABASE_URL openDb reads; the test's own view of
   // PostgreSQL must never go through a proxy the test silences
   const db = await openDb();
@@ -81,6 +87,38 @@ async function silenceableStores(): Promise<SilenceableStores> {
   };
 }
 
+/** A staff stage and a probe reading seat.status from its beginning. */
+export interface StaffStageOnSeatStatus extends StaffStage {
+  topic: TopicProbe;
+  /** Stops the probe, then closes the API and the test's PostgreSQL view. */
+  close(): Promise<void>;
+}
+
+export async function startStaffStageOnSeatStatus(o: StaffStageShape): Promise<StaffStageOnSeatStatus> {
+  const stage = await startStaffStage({
+    ...o,
+    // the outbox relay runs with the sweeper, and at 100 ms a message is on the topic soon after its change
+    env: { SWEEPER_ENABLED: 'true', OUTBOX_RELAY_INTERVAL_MS: '100', RATE_LIMIT_ENABLED: 'false' },
+  });
+  let topic: TopicProbe;
+  try {
+    topic = await TopicProbe.start(process.env.KAFKA_TOPIC_SEAT_STATUS!);
+  } catch (e) {
+    await stage.api.close();
+    await stage.db.close();
+    throw e;
+  }
+  return {
+    ...stage,
+    topic,
+    async close() {
+      await topic.stop();
+      await stage.api.close();
+      await stage.db.close();
+    },
+  };
+}
+
 /** A staff stage whose API reaches PostgreSQL and Redis through silenceable stores. */
 export interface SilencedStaffStage extends StaffStage {
   pg: TcpProxy;
@@ -91,11 +129,7 @@ export interface SilencedStaffStage extends StaffStage {
   close(): Promise<void>;
 }
 
-export async function startSilencedStaffStage(o: {
-  rows: number;
-  perRow: number;
-  customers: string[];
-}): Promise<SilencedStaffStage> {
+export async function startSilencedStaffStage(o: StaffStageShape): Promise<SilencedStaffStage> {
   const stores = await silenceableStores();
   let stage: StaffStage;
   try {
