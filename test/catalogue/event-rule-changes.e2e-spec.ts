@@ -6,23 +6,20 @@
  * that exists (404) and is not cancelled (409).
  */
 import { randomUUID } from 'node:crypto';
-import { Api, createEvent, startApi } from '@test/support/seat-api';
+import { TwoInstances, startTwoInstances } from '@test/support/catalogue-stage';
+import { Api, createEvent } from '@test/support/seat-api';
 
+let instances: TwoInstances;
 let a: Api; // the instance holds are made on
 let b: Api; // the instance the admin changes settings on
 let admin: string;
 let alice: string;
 
 beforeAll(async () => {
-  a = await startApi();
-  b = await startApi();
-  admin = await a.token('admin-1', ['admin']);
-  alice = await a.token('alice');
+  instances = await startTwoInstances();
+  ({ a, b, admin, alice } = instances);
 });
-afterAll(async () => {
-  await a?.close();
-  await b?.close();
-});
+afterAll(() => instances?.close());
 
 const hold = (eventId: string, body: unknown) =>
   a.call('POST', `/v1/events/${eventId}/holds`, { token: alice, body });
