@@ -8,7 +8,8 @@ import { REDIS_CLIENT } from '@app/redis';
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
 import { retainUntil } from '@test/support/hold-store';
 import { DEMO_EVENT_ID } from '../../apps/seat-api/src/catalogue/demo-seed.service';
-import { Db, openDb } from '@test/support/db';
+import { startCatalogueStage } from '@test/support/catalogue-stage';
+import { Db } from '@test/support/db';
 import { Api, createEvent, startApi } from '@test/support/seat-api';
 
 let api: Api;
@@ -17,14 +18,11 @@ let admin: string;
 let alice: string;
 
 beforeAll(async () => {
-  api = await startApi();
-  db = await openDb();
-  admin = await api.token('admin-1', ['admin']);
-  alice = await api.token('alice');
+  ({ api, db, admin, alice } = await startCatalogueStage());
 });
 afterAll(async () => {
   await db?.close();
-  await api?.close();
+  await api?.close(); // the API of the last test: the repair and the seed tests restart it
 });
 
 const layout = (overrides: Record<string, unknown> = {}) => ({

@@ -3,8 +3,9 @@
  * layout as posted, seat counts by status, its settings in effect), for any signed-in caller.
  */
 import { randomUUID } from 'node:crypto';
-import { Db, openDb } from '@test/support/db';
-import { Api, startApi } from '@test/support/seat-api';
+import { startCatalogueStage } from '@test/support/catalogue-stage';
+import { Db } from '@test/support/db';
+import { Api } from '@test/support/seat-api';
 
 let api: Api;
 let db: Db;
@@ -12,10 +13,7 @@ let admin: string;
 let alice: string;
 
 beforeAll(async () => {
-  api = await startApi();
-  db = await openDb();
-  admin = await api.token('admin-1', ['admin']);
-  alice = await api.token('alice');
+  ({ api, db, admin, alice } = await startCatalogueStage());
 });
 afterAll(async () => {
   await db?.close();
