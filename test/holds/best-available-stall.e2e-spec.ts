@@ -6,35 +6,26 @@
  */
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
 import { eventually } from '../support/eventually';
-import { PrivateRedis, startPrivateRedis } from '../support/private-redis';
-import { Api, createEvent, startApi } from '../support/seat-api';
+import { PrivateRedis } from '../support/private-redis';
+import { Api } from '../support/seat-api';
+import { StallableRedisStage, startStallableRedisStage } from '../support/stallable-redis-stage';
 
 jest.setTimeout(60_000);
 
+let stage: StallableRedisStage;
 let redis: PrivateRedis;
 let api: Api;
 let eventId: string;
 let alice: string;
 
 beforeAll(async () => {
-  redis = await startPrivateRedis();
-  api = await startApi({
-    REDIS_URL: redis.url,
-    REDIS_CLUSTER_NODES: '',
-    REDIS_COMMAND_TIMEOUT_MS: '200',
-    RATE_LIMIT_ENABLED: 'false',
-    HOLD_DEFAULT_TTL_SECONDS: '300',
-  });
-  eventId = await createEvent(api, 1, 10);
-  alice = await api.token('alice');
+  stage = await startStallableRedisStage();
+  ({ redis, api, eventId, alice } = stage);
   // the event loaded (its free-seat index built) and the hold functions loaded before the stall
   const warm = await best(await api.token('bob'), 1);
   expect(warm.status).toBe(201);
 });
-afterAll(async () => {
-  await api?.close();
-  await redis?.stop();
-});
+afterAll(() => stage?.close());
 
 const best = (token: string, quantity: number) =>
   api.call('POST', `/v1/events/${eventId}/holds`, { token, body: { bestAvailable: { quantity } } });

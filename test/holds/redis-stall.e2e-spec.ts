@@ -7,36 +7,27 @@
  */
 import { HoldStore } from '../../apps/seat-api/src/hold-store';
 import { eventually } from '../support/eventually';
-import { PrivateRedis, startPrivateRedis } from '../support/private-redis';
-import { Api, createEvent, startApi } from '../support/seat-api';
+import { PrivateRedis } from '../support/private-redis';
+import { Api } from '../support/seat-api';
+import { StallableRedisStage, startStallableRedisStage } from '../support/stallable-redis-stage';
 
 jest.setTimeout(60_000);
 
+let stage: StallableRedisStage;
 let redis: PrivateRedis;
 let api: Api;
 let eventId: string;
 let alice: string;
 
 beforeAll(async () => {
-  redis = await startPrivateRedis();
-  api = await startApi({
-    REDIS_URL: redis.url,
-    REDIS_CLUSTER_NODES: '',
-    REDIS_COMMAND_TIMEOUT_MS: '200',
-    RATE_LIMIT_ENABLED: 'false',
-    HOLD_DEFAULT_TTL_SECONDS: '300',
-  });
-  eventId = await createEvent(api, 1, 10);
-  alice = await api.token('alice');
+  stage = await startStallableRedisStage();
+  ({ redis, api, eventId, alice } = stage);
   // the event's seats cached and the hold functions loaded: the hold below needs nothing but its
   // lock and its script from Redis
   const warm = await hold(await api.token('bob'), ['S-A-10']);
   expect(warm.status).toBe(201);
 });
-afterAll(async () => {
-  await api?.close();
-  await redis?.stop();
-});
+afterAll(() => stage?.close());
 
 const hold = (token: string, seatIds: string[], headers: Record<string, string> = {}) =>
   api.call('POST', `/v1/events/${eventId}/holds`, { token, body: { seatIds }, headers });
