@@ -499,6 +499,18 @@ export default async () => {
           { MetricsController: { scrape: { type: String } } },
         ],
         [
+          import('../../../libs/kafka/src/consumer/consumer-health.controller'),
+          {
+            ConsumerHealthController: {
+              check: {
+                summary: 'Ready = PostgreSQL and Kafka answer and the consumer has joined its group.',
+                type: Object,
+              },
+              live: {},
+            },
+          },
+        ],
+        [
           import('./catalogue/catalogue.controller'),
           {
             CatalogueController: {
