@@ -4,7 +4,13 @@ import { MicroserviceOptions } from '@nestjs/microservices';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { ExpiryConsumerConfig } from '@app/config';
-import { ensureTopics, GroupMembership, KAFKA, kafkaLogCreator, ObservedServerKafka } from '@app/kafka';
+import {
+  ensureTopicsPatiently,
+  GroupMembership,
+  KAFKA,
+  kafkaLogCreator,
+  ObservedServerKafka,
+} from '@app/kafka';
 import { logLevel, type Kafka } from 'kafkajs';
 import { recordHttpMetrics } from '@app/observability';
 import { ConsumerModule } from './consumer.module';
@@ -76,19 +82,5 @@ export async function startExpiryConsumer(
     // a half-started consumer (connected clients, timers) would keep the process alive: close it
     await app.close().catch(() => undefined);
     throw e;
-  }
-}
-
-async function ensureTopicsPatiently(kafka: Kafka, topics: string[], partitions: number): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await ensureTopics(kafka, topics, partitions);
-      return;
-    } catch (e) {
-      if (attempt >= 30) {
-        throw e;
-      }
-      await new Promise((r) => setTimeout(r, 2000));
-    }
   }
 }

@@ -4,7 +4,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { Logger } from 'nestjs-pino';
 import type { Kafka } from 'kafkajs';
 import { WaitlistConfig } from '@app/config';
-import { ensureTopics, GroupMembership, KAFKA } from '@app/kafka';
+import { ensureTopicsPatiently, GroupMembership, KAFKA } from '@app/kafka';
 import { recordHttpMetrics } from '@app/observability';
 import { SeatStatusConsumer } from './seat-status.consumer';
 import { WaitlistModule } from './waitlist.module';
@@ -35,20 +35,5 @@ export async function startWaitlist(port?: number): Promise<NestFastifyApplicati
   } catch (e) {
     await app.close().catch(() => undefined);
     throw e;
-  }
-}
-
-/** Subscribing to a topic that does not exist yet fails: create it if the seat API has not. */
-async function ensureTopicsPatiently(kafka: Kafka, topics: string[], partitions: number): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await ensureTopics(kafka, topics, partitions);
-      return;
-    } catch (e) {
-      if (attempt >= 30) {
-        throw e;
-      }
-      await new Promise((r) => setTimeout(r, 2000));
-    }
   }
 }

@@ -25,3 +25,25 @@ export async function ensureTopics(kafka: Kafka, topics: string[], numPartitions
     await admin.disconnect().catch(() => undefined);
   }
 }
+
+/**
+ * ensureTopics, tried again every 2 s for about a minute: a consumer app that starts with the broker (or
+ * before it) waits for it rather than failing its boot, since subscribing to a missing topic fails.
+ */
+export async function ensureTopicsPatiently(
+  kafka: Kafka,
+  topics: string[],
+  partitions: number,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await ensureTopics(kafka, topics, partitions);
+      return;
+    } catch (e) {
+      if (attempt >= 30) {
+        throw e;
+      }
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+  }
+}
