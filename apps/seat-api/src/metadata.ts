@@ -314,12 +314,12 @@ export default async () => {
           import('./holds/dto/create-hold.dto'),
           {
             CreateHoldDto: {
-              seatIds: { required: true, type: () => [String], uniqueItems: true, minItems: 1 },
+              seatIds: { required: true, type: () => [String] },
               bestAvailable: {
                 required: false,
                 type: () => t['./holds/allocation/best-available.dto'].BestAvailableDto,
               },
-              ttlSeconds: { required: false, type: () => Number, minimum: 1 },
+              ttlSeconds: { required: false, type: () => Number },
             },
           },
         ],
@@ -405,8 +405,8 @@ export default async () => {
           {
             HoldOnBehalfDto: {
               customerId: { required: true, type: () => String },
-              seatIds: { required: true, type: () => [String], uniqueItems: true, minItems: 1 },
-              ttlSeconds: { required: false, type: () => Number, minimum: 1 },
+              seatIds: { required: true, type: () => [String] },
+              ttlSeconds: { required: false, type: () => Number },
             },
           },
         ],

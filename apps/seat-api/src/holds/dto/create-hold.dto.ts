@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -25,6 +26,39 @@ export const SEAT_ID = /^[A-Za-z0-9._-]{1,32}$/;
 const MAX_SEATS = 1000;
 const MAX_TTL_SECONDS = 86400;
 
+/** The checks of `seatIds`, in every body that names the seats to hold (this one, HoldOnBehalfDto). */
+export const SeatIdsChecks = () =>
+  applyDecorators(
+    IsArray(),
+    ArrayMinSize(1),
+    ArrayMaxSize(MAX_SEATS),
+    ArrayUnique({ message: 'seatIds must not repeat a seat' }),
+    Matches(SEAT_ID, { each: true, message: 'each seat id must be 1-32 chars of letters, digits, . _ -' }),
+  );
+
+/** What `seatIds` may be, for OpenAPI (beside the body's own example and description). */
+export const SEAT_IDS_SCHEMA = { minItems: 1, maxItems: MAX_SEATS, uniqueItems: true } as const;
+
+/**
+ * The checks of `ttlSeconds`, in every body that sets a hold's length. It may be left out, but not sent
+ * as null: @IsOptional would let null through as "use the default" (found by rest-fuzz.e2e-spec.ts).
+ */
+export const TtlSecondsChecks = () =>
+  applyDecorators(
+    ValidateIf((_dto: unknown, value: unknown) => value !== undefined),
+    IsInt(),
+    Min(1),
+    Max(MAX_TTL_SECONDS),
+  );
+
+/** What `ttlSeconds` may be, for OpenAPI. */
+export const TTL_SECONDS_SCHEMA = {
+  type: 'integer',
+  example: 300,
+  minimum: 1,
+  maximum: MAX_TTL_SECONDS,
+} as const;
+
 /** A hold names its seats or what it wants (bestAvailable): one of the two, never both. */
 const NotWithSeatIds = () =>
   ValidateBy({
@@ -38,19 +72,13 @@ const NotWithSeatIds = () =>
 /** Bounds are checked again against configuration in the service (limits are deployment settings). */
 export class CreateHoldDto {
   @ApiPropertyOptional({
+    ...SEAT_IDS_SCHEMA,
     example: ['HALL-A-1', 'HALL-A-2'],
     description: 'held all or none; exactly one of seatIds and bestAvailable',
-    minItems: 1,
-    maxItems: MAX_SEATS,
-    uniqueItems: true,
   })
   // required unless bestAvailable is given
   @ValidateIf((dto: CreateHoldDto) => dto.seatIds !== undefined || dto.bestAvailable === undefined)
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(MAX_SEATS)
-  @ArrayUnique({ message: 'seatIds must not repeat a seat' })
-  @Matches(SEAT_ID, { each: true, message: 'each seat id must be 1-32 chars of letters, digits, . _ -' })
+  @SeatIdsChecks()
   // absent when bestAvailable is given (validated above); typed as given, as every hold by id reads it
   seatIds!: string[];
 
@@ -67,18 +95,10 @@ export class CreateHoldDto {
   bestAvailable?: BestAvailableDto;
 
   @ApiPropertyOptional({
-    type: 'integer',
-    example: 300,
+    ...TTL_SECONDS_SCHEMA,
     description: 'hold length; default HOLD_DEFAULT_TTL_SECONDS',
-    minimum: 1,
-    maximum: MAX_TTL_SECONDS,
   })
-  // may be left out, but not sent as null: @IsOptional would let null through as "use the default"
-  // (found by test/holds/rest-fuzz.e2e-spec.ts)
-  @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_TTL_SECONDS)
+  @TtlSecondsChecks()
   ttlSeconds?: number;
 }
 
