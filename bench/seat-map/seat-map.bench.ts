@@ -25,9 +25,10 @@ import { startPrivateRedis } from '../../test/support/private-redis';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { processCpuMs } from '../support/cpu-time';
 import { load, LoadRequest } from '../support/load';
+import { createBigEvent } from './big-event';
 import { openLoop } from './open-loop';
 import { table, writeReport } from '../support/report';
-import { BENCH_SECRET, BenchService, seatId, signBenchToken, startService } from '../support/service';
+import { BENCH_SECRET, seatId, startService } from '../support/service';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const MAP_SEATS = Number(process.env.BENCH_MAP_SEATS ?? 100_000);
@@ -68,31 +69,6 @@ async function redisCpuUsec(redis: Redis): Promise<number> {
   const info = await redis.info('cpu');
   const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)![1]);
   return (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
-}
-
-/** An event of `seats` seats in sections of at most 250 rows of 100: ids `<section>-R<row>-<n>`. */
-async function createBigEvent(svc: BenchService, seats: number): Promise<{ eventId: string; ids: string[] }> {
-  const rows = Math.ceil(seats / 100);
-  const sections = Array.from({ length: Math.ceil(rows / 250) }, (_, s) => ({
-    name: `S${s + 1}`,
-    category: s === 0 ? 'premium' : 'standard',
-    rows: Array.from({ length: Math.min(250, rows - s * 250) }, (_, r) => ({ row: `R${r + 1}`, seats: 100 })),
-  }));
-  const res = await fetch(`${svc.base}/v1/events`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      authorization: `Bearer ${await signBenchToken('bench-admin', ['admin'])}`,
-    },
-    body: JSON.stringify({ name: 'Big show', startsAt: '2030-01-01T20:00:00Z', sections }),
-  });
-  if (res.status !== 201) {
-    throw new Error(`create event: ${res.status} ${await res.text()}`);
-  }
-  const ids = sections.flatMap((s) =>
-    s.rows.flatMap((r) => Array.from({ length: 100 }, (_, n) => `${s.name}-${r.row}-${n + 1}`)),
-  );
-  return { eventId: ((await res.json()) as { eventId: string }).eventId, ids };
 }
 
 /** Holds `share` of the seats in holds of 4, straight through the store (what a sale would have done). */

@@ -21,7 +21,8 @@ import { connect, Socket } from 'node:net';
 import { openSse, SseEvent } from '../../test/support/sse';
 import { startPrivateRedis } from '../../test/support/private-redis';
 import { table, writeReport } from '../support/report';
-import { BenchService, signBenchToken, startService } from '../support/service';
+import { createBigEvent } from './big-event';
+import { startService } from '../support/service';
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 const MAP_SEATS = Number(process.env.BENCH_MAP_SEATS ?? 100_000);
@@ -56,31 +57,6 @@ function silentStream(port: number, path: string): Promise<{ socket: Socket; sta
       resolve({ socket, status: Number(d.toString('latin1', 9, 12)) });
     });
   });
-}
-
-/** An event of `seats` seats in sections of at most 250 rows of 100: ids `S<section>-R<row>-<n>`. */
-async function createBigEvent(svc: BenchService, seats: number): Promise<{ eventId: string; ids: string[] }> {
-  const rows = Math.ceil(seats / 100);
-  const sections = Array.from({ length: Math.ceil(rows / 250) }, (_, s) => ({
-    name: `S${s + 1}`,
-    category: 'standard',
-    rows: Array.from({ length: Math.min(250, rows - s * 250) }, (_, r) => ({ row: `R${r + 1}`, seats: 100 })),
-  }));
-  const res = await fetch(`${svc.base}/v1/events`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      authorization: `Bearer ${await signBenchToken('bench-admin', ['admin'])}`,
-    },
-    body: JSON.stringify({ name: 'Big show', startsAt: '2030-01-01T20:00:00Z', sections }),
-  });
-  if (res.status !== 201) {
-    throw new Error(`create event: ${res.status} ${await res.text()}`);
-  }
-  const ids = sections.flatMap((s) =>
-    s.rows.flatMap((r) => Array.from({ length: 100 }, (_, n) => `${s.name}-${r.row}-${n + 1}`)),
-  );
-  return { eventId: ((await res.json()) as { eventId: string }).eventId, ids };
 }
 
 function applied(events: SseEvent[]): Map<string, string> {
