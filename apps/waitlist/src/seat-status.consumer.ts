@@ -1,10 +1,9 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { parseSeatStatus, SeatStatusSchemaError } from '@app/contracts';
 import { WaitlistConfig } from '@app/config';
 import { GroupMembership, KAFKA } from '@app/kafka';
 import { counter } from '@app/observability';
-import type { Kafka } from 'kafkajs';
 import { FreedSeats, waitlistChange } from './offers/freed-seats';
 import { Offer, OfferMaker } from './offers/offer-maker';
 import { OfferPublisher } from './offers/offer-publisher';

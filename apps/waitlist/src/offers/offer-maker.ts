@@ -126,16 +126,15 @@ export class OfferMaker {
         WHERE event_id = $1 AND status = 'WAITING' ORDER BY created_at, id LIMIT $2`,
       [eventId, QUEUE_SCAN + seatIds.length],
     );
+    // each change's seats in layout order, looked up by place rather than scanned per change
+    const place = new Map(seats.map((s, i) => [s.seat_id, i]));
     const offers: Offer[] = [];
     for (const change of changes) {
-      const freed = new Set(change.seatIds);
-      offers.push(
-        ...(await this.offerChange(
-          change,
-          seats.filter((s) => freed.has(s.seat_id)),
-          queue,
-        )),
-      );
+      const freed = [...new Set(change.seatIds)]
+        .flatMap((id) => place.get(id) ?? [])
+        .sort((a, b) => a - b)
+        .map((i) => seats[i]);
+      offers.push(...(await this.offerChange(change, freed, queue)));
     }
     if (offers.length > 0) {
       // the offer rows and their entries' OFFERED in one statement
