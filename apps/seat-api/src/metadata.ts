@@ -74,24 +74,10 @@ export default async () => {
           {
             RowLayoutDto: {
               row: { required: true, type: () => String },
-              seats: { required: true, type: () => Number, minimum: 1, maximum: 500 },
+              seats: { required: true, type: () => Number, minimum: 1 },
               rank: { required: false, type: () => Number, minimum: 0, maximum: 99999 },
-              accessible: {
-                required: false,
-                type: () => [Number],
-                minimum: 1,
-                maximum: 500,
-                uniqueItems: true,
-                maxItems: 500,
-              },
-              companion: {
-                required: false,
-                type: () => [Number],
-                minimum: 1,
-                maximum: 500,
-                uniqueItems: true,
-                maxItems: 500,
-              },
+              accessible: { required: false, type: () => [Number] },
+              companion: { required: false, type: () => [Number] },
             },
             SectionLayoutDto: {
               name: { required: true, type: () => String },
@@ -228,10 +214,10 @@ export default async () => {
         [
           import('./common/page.query'),
           {
-            PageQuery: {
+            PageLimitQuery: {
               limit: { required: true, type: () => Number, default: 100, minimum: 1, maximum: 1000 },
-              offset: { required: true, type: () => Number, default: 0, minimum: 0 },
             },
+            PageQuery: { offset: { required: true, type: () => Number, default: 0, minimum: 0 } },
           },
         ],
         [import('./audit/dto/list-audit.query'), { ListAuditQuery: {} }],
@@ -424,9 +410,8 @@ export default async () => {
           import('./holds/admin/dto/list-holds.query'),
           {
             ListHoldsQuery: {
-              limit: { required: true, type: () => Number, default: 100, minimum: 1, maximum: 1000 },
               cursor: { required: false, type: () => String, pattern: '^[0-9]{1,7}(\\.[A-Za-z0-9_-]{11})?$' },
-              userId: { required: false, type: () => String, pattern: '^[A-Za-z0-9._@:-]{1,128}$' },
+              userId: { required: false, type: () => String },
               status: { required: false, enum: ['ACTIVE', 'CONFIRMED', 'RELEASED', 'EXPIRED'] },
             },
           },

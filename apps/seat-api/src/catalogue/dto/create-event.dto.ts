@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -47,15 +48,44 @@ const InTheFuture = () =>
     },
   });
 
+/** Most seats in a row: seats are numbered 1..seats. */
+const MAX_ROW_SEATS = 500;
+
+/** What a row's list of seat numbers may be, for OpenAPI (the swagger plugin reads literals only). */
+const SEAT_NUMBERS_SCHEMA = {
+  minimum: 1,
+  maximum: MAX_ROW_SEATS,
+  maxItems: MAX_ROW_SEATS,
+  uniqueItems: true,
+} as const;
+
+/** A row's list of seat numbers (its wheelchair places, their companions): optional, distinct, in the row. */
+const SeatNumbers = () =>
+  applyDecorators(
+    ValidateIf((_dto: unknown, value: unknown) => value !== undefined),
+    IsArray(),
+    ArrayMaxSize(MAX_ROW_SEATS),
+    ArrayUnique(),
+    IsInt({ each: true }),
+    Min(1, { each: true }),
+    Max(MAX_ROW_SEATS, { each: true }),
+  );
+
 export class RowLayoutDto {
   @ApiProperty({ example: 'A', description: `${LABEL_RULE}; unique within its section` })
   @Matches(LABEL, { message: `row must be ${LABEL_RULE}` })
   row!: string;
 
-  @ApiProperty({ type: 'integer', example: 20, description: '1-500 seats, numbered 1..seats' })
+  @ApiProperty({
+    type: 'integer',
+    example: 20,
+    minimum: 1,
+    maximum: MAX_ROW_SEATS,
+    description: '1-500 seats, numbered 1..seats',
+  })
   @IsInt()
   @Min(1)
-  @Max(500)
+  @Max(MAX_ROW_SEATS)
   seats!: number;
 
   @ApiPropertyOptional({
@@ -72,31 +102,21 @@ export class RowLayoutDto {
 
   @ApiPropertyOptional({
     type: [Number],
+    ...SEAT_NUMBERS_SCHEMA,
     example: [1],
     description:
       'seat numbers of wheelchair places (held by best-available only when it asks for accessible seats)',
   })
-  @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
-  @IsArray()
-  @ArrayMaxSize(500)
-  @ArrayUnique()
-  @IsInt({ each: true })
-  @Min(1, { each: true })
-  @Max(500, { each: true })
+  @SeatNumbers()
   accessible?: number[];
 
   @ApiPropertyOptional({
     type: [Number],
+    ...SEAT_NUMBERS_SCHEMA,
     example: [2],
     description: 'seat numbers of companion seats beside the wheelchair places (held with them)',
   })
-  @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
-  @IsArray()
-  @ArrayMaxSize(500)
-  @ArrayUnique()
-  @IsInt({ each: true })
-  @Min(1, { each: true })
-  @Max(500, { each: true })
+  @SeatNumbers()
   companion?: number[];
 }
 
