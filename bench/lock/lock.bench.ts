@@ -19,15 +19,18 @@ const Redlock = require('redlock') as new (
   lock(resource: string, ttl: number): Promise<{ unlock(): Promise<void> }>;
 };
 import { DistributedLockService } from '../../libs/distributed-lock/src/distributed-lock.service';
-import { LOCK_OWNED_LUA, HeldLock } from '../../libs/distributed-lock/src';
-import { RedisScript } from '../../libs/redis/src';
+import { HeldLock } from '../../libs/distributed-lock/src';
+import { LOCK_LUA_DIR, LOCK_SCRIPTS } from '../../libs/distributed-lock/src/lua/manifest';
+import { LuaScript } from '../../libs/redis/src';
+import { OWNED_SET, TEST_LUA_DIR } from '../../test/support/lua/manifest';
 import { startPrivateRedis } from '../../test/support/private-redis';
 import { redisCpuMs } from '../support/cpu-time';
 import { table, writeReport } from '../support/report';
 
 const DURATION_MS = Number(process.env.BENCH_MS ?? 3000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+/** The bare lock's release: the owner-checked delete (the lock library's own release.lua). */
+const RELEASE = new LuaScript(LOCK_LUA_DIR, LOCK_SCRIPTS.dlockRelease);
 
 type Cycle = (key: string) => Promise<void>;
 
@@ -53,14 +56,16 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function sections(url: string, info: Redis): Promise<string> {
   const redis = new Redis(url, { enableAutoPipelining: true });
   // a store's owner-checked write: its key count is passed per call, as the lock's scripts' is
-  const owned = new RedisScript(`${LOCK_OWNED_LUA}
-      if not lock_owned(2, ARGV[1]) then return 'NOT_LOCKED' end
-      redis.call('SET', KEYS[1], ARGV[2])
-      return 'OK'`);
+  const owned = new LuaScript(TEST_LUA_DIR, OWNED_SET);
   const ownedSet = (lock: HeldLock, key: string) =>
-    owned.run(redis, [key, ...lock.ownership.keys], [lock.ownership.owner, 'x']) as Promise<string>;
-  // loaded before the first section: a write whose EVALSHA meets NOSCRIPT is sent again after its release
-  await redis.script('LOAD', owned.lua);
+    owned.run(
+      redis,
+      { data: key, lockKeys: lock.ownership.keys },
+      { owner: lock.ownership.owner, value: 'x', letGo: '' },
+    ) as Promise<string>;
+  // run once before the first section (answers NOT_LOCKED), so Redis has it cached: a write whose EVALSHA
+  // meets NOSCRIPT is sent again after its release
+  await owned.run(redis, { data: 'warm-up', lockKeys: ['warm-up'] }, { owner: '', value: '', letGo: '' });
   const locks = new DistributedLockService({ redis, keyPrefix: 'section:' });
   const section =
     (pipelined: boolean): Cycle =>
@@ -139,7 +144,7 @@ async function main(): Promise<void> {
     'bare SET NX PX + Lua release': async (key) => {
       const token = randomBytes(16).toString('base64url');
       await redis.set(`bare:${key}`, token, 'PX', 10_000, 'NX');
-      await redis.eval(RELEASE, 1, `bare:${key}`, token);
+      await RELEASE.run(redis, { lockKeys: [`bare:${key}`] }, { owner: token });
     },
     'ours (fixed lease, fencing)': async (key) => {
       const l = await ours.acquire(key, { leaseMs: 10_000 });

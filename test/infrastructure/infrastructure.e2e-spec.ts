@@ -95,7 +95,7 @@ describe('Redis client', () => {
       ).toBe(true); // the default
       const calls = [
         redis.set('pipelined', 'v', 'PX', 10_000),
-        redis.eval(`return redis.call('INCR', KEYS[1])`, 1, 'pipelined'), // not an integer: fails alone
+        redis.incr('pipelined'), // not an integer: fails alone
         redis.get('pipelined'),
       ];
       expect(redis.autoPipelineQueueSize).toBe(3); // queued for one write, not sent one by one

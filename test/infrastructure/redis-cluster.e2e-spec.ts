@@ -20,12 +20,14 @@ import {
   RedisClient,
   RedisHealthIndicator,
   RedisModule,
+  luaScript,
   RedisScript,
 } from '@app/redis';
 import { clusterPorts, clusterSeeds, onNode } from '@test/support/cluster-nodes';
 import { eventually } from '@test/support/eventually';
 import { startPrivateRedis } from '@test/support/private-redis';
 import { redisClusterSuite } from '@test/support/redis-cluster-suite';
+import { SET_PAIR, TEST_LUA_DIR } from '@test/support/lua/manifest';
 
 jest.setTimeout(60_000);
 
@@ -36,10 +38,8 @@ const prefix = process.env.REDIS_KEY_PREFIX!;
 const suite = redisClusterSuite('redis-cluster.e2e-spec');
 
 // Sets both keys of one hash tag and answers the keys as Redis saw them (so with the prefix).
-const PAIR = `redis.call('SET', KEYS[1], ARGV[1], 'PX', 60000)
-redis.call('SET', KEYS[2], ARGV[2], 'PX', 60000)
-return KEYS`;
-/** The same script with its key count passed per call (as libs/distributed-lock runs its scripts). */
+const PAIR = luaScript(TEST_LUA_DIR, SET_PAIR);
+/** The same script with its key count passed per call (as the service runs its scripts). */
 const PAIR_PER_CALL = new RedisScript(PAIR);
 
 type Pair = (...args: (string | number)[]) => Promise<string[]>;

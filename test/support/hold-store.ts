@@ -15,6 +15,10 @@ import {
   SeatState,
 } from '../../apps/seat-api/src/hold-store';
 import { HoldLayout } from '../../apps/seat-api/src/hold-store/hold-keys';
+import { holdDefinitions } from '../../apps/seat-api/src/hold-store/lua/hold-script';
+import { eventScriptSpec } from '../../apps/seat-api/src/hold-store/lua/manifest';
+import { luaReader, readLua } from '@app/redis';
+import { TEST_HOLD_SCRIPTS, TEST_LUA_DIR } from './lua/manifest';
 import { eventually } from './eventually';
 import { eventIdsInDistinctShards } from './shard-events';
 
@@ -87,30 +91,36 @@ export async function createdHold(
  * without waiting for the sweeper. The service reads the seat map from the change log (seat-change-log.ts);
  * this scan is the oracle tests compare it with.
  */
-const SEAT_STATES = `
-local all = redis.call('HGETALL', K_SEATS)
-local out = {}
-for i = 1, #all, 2 do
-  local v = all[i + 1]
-  local c = string.sub(v, 1, 1)
-  if c == 'B' then
-    out[#out + 1] = all[i]; out[#out + 1] = 'BOOKED'
-  elseif c == 'H' then
-    local hid, exp = string.match(v, '^H|([^|]*)|(%d+)|')
-    local held = tonumber(exp) > NOW
-    if not held then
-      local h = load(hid)
-      held = h ~= nil and h.status == 'CONFIRMING'
-    end
-    if held then out[#out + 1] = all[i]; out[#out + 1] = 'HELD' end
-  end
-end
-return out
-`;
+/**
+ * Runs a test's own script (test/support/lua, TEST_HOLD_SCRIPTS) on one event as one EVAL, with the hold
+ * library's helpers and the event's keys and arguments, as the store's own scripts run: begin() first, the
+ * change log written after.
+ */
+export function evalOnEvent(
+  store: HoldStore,
+  name: keyof typeof TEST_HOLD_SCRIPTS,
+  eventId: string,
+  args: Record<string, string | number> = {},
+): Promise<unknown> {
+  const own = TEST_HOLD_SCRIPTS[name];
+  const text = [
+    holdDefinitions(),
+    luaReader(eventScriptSpec(own)),
+    'begin()',
+    'local function script_body()',
+    readLua(TEST_LUA_DIR, own.file),
+    'end',
+    'local reply = script_body()',
+    'log_changes()',
+    'return reply',
+  ].join('\n');
+  const call = store.scripts.eventCall(own, eventId, args);
+  return store.scripts.redis.eval(text, call.keys.length, ...call.keys, ...call.args);
+}
 
 /** Seats that are HELD or BOOKED right now (SEAT_STATES); every other seat of the event is AVAILABLE. */
 export async function seatStates(store: HoldStore, eventId: string): Promise<Map<string, SeatState>> {
-  const flat = (await store.scripts.evalOnEvent(SEAT_STATES, eventId, [])) as string[];
+  const flat = (await evalOnEvent(store, 'seatStates', eventId)) as string[];
   const states = new Map<string, SeatState>();
   for (let i = 0; i < flat.length; i += 2) {
     states.set(flat[i], flat[i + 1] as SeatState);

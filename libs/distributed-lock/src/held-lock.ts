@@ -2,7 +2,7 @@
  * What a store script needs to check that a lock is held by this acquisition, in Redis, at the moment the
  * script runs: the lock's keys (as its own scripts name them: the client adds its keyPrefix when they are
  * passed as KEYS) and the owner token each of them holds as its string value while the lock is ours.
- * LOCK_OWNED_LUA is that check.
+ * LOCK_OWNED_LUA_FILE is that check.
  */
 export interface LockOwnership {
   readonly keys: readonly string[];
@@ -60,7 +60,7 @@ export interface HeldLock {
   pipelineRelease<T>(lastWrite: Promise<T>): Promise<T>;
   /**
    * The section's last write lets go of the lock itself: its store script checked `ownership`
-   * (LOCK_OWNED_LUA's lock_owned) and deleted the lock keys (lock_let_go) in the same command, so no
+   * (LOCK_OWNED_LUA_FILE's lock_owned) and deleted the lock keys (lock_let_go) in the same command, so no
    * release is sent: one command less per section. `letGo(answer)` tells from the write's answer
    * whether its script did (false when it refused because the lock was not this one's). When it did, the
    * lock is done here (no longer tracked, this process's waiters on its keys woken). When it did not, or the

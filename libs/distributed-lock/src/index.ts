@@ -10,5 +10,5 @@ export { DistributedLockService } from './distributed-lock.service';
 export * from './errors';
 export * from './lock-context';
 export type { HeldLock, LockOwnership } from './held-lock';
-export { LOCK_OWNED_LUA } from './lua/manifest';
+export { LOCK_OWNED_LUA_FILE } from './lua/manifest';
 export { hashTag, normalizeKeys } from './lock-keys';

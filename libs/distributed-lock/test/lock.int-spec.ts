@@ -6,6 +6,8 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import Redis from 'ioredis';
+import { LuaScript } from '@app/redis';
+import { FENCED_WRITE, TEST_LUA_DIR } from '@test/support/lua/manifest';
 import { LockLostError, LockNotAcquiredError, currentLock } from '../src';
 import { DistributedLockService } from '../src/distributed-lock.service';
 import { LockScripts } from '../src/lock-scripts';
@@ -260,12 +262,9 @@ it('(21) fencing tokens strictly increase for every acquisition sharing a hash t
 
 it('(22) a paused holder’s late write is rejected by the fence check', async () => {
   // The protected store: accept a write only with a token at least as high as the last one it saw.
-  const FENCED_WRITE = `
-    local last = tonumber(redis.call('HGET', KEYS[1], 'fence') or '0')
-    if tonumber(ARGV[1]) < last then return 0 end
-    redis.call('HSET', KEYS[1], 'fence', ARGV[1], 'value', ARGV[2])
-    return 1`;
-  const write = (token: number, value: string) => redis.eval(FENCED_WRITE, 1, 'fenced-store', token, value);
+  const fenced = new LuaScript(TEST_LUA_DIR, FENCED_WRITE);
+  const write = (token: number, value: string) =>
+    fenced.run(redis, { store: 'fenced-store' }, { token, value });
   const k = key();
   const a = await locks.acquire(k, { leaseMs: 500 }); // A takes token 33 ...
   // ... and pauses (GC, SIGSTOP) past its lease

@@ -4,10 +4,11 @@
  * `total_reads_processed` and no other test's traffic is mixed in.
  */
 import Redis from 'ioredis';
-import { RedisScript } from '@app/redis';
+import { LuaScript } from '@app/redis';
+import { OWNED_SET, TEST_LUA_DIR } from '@test/support/lua/manifest';
 import { Registry } from 'prom-client';
 import { startPrivateRedis, PrivateRedis } from '@test/support/private-redis';
-import { LOCK_OWNED_LUA, LockBackendError, HeldLock, LockNotAcquiredError, LockNotOwnedError } from '../src';
+import { LockBackendError, HeldLock, LockNotAcquiredError, LockNotOwnedError } from '../src';
 import { LockScripts } from '../src/lock-scripts';
 import { eventually } from '@test/support/eventually';
 import { lockService } from './support';
@@ -20,18 +21,9 @@ beforeAll(async () => {
   redis = new Redis(server.url, { enableAutoPipelining: true, maxRetriesPerRequest: 1 });
 });
 
-// KEYS[1] the data, KEYS[2..] the lock's keys; ARGV owner, value. What a store does: write only while the
-// lock is ours. Its key count is passed per call, as the lock's own scripts' is (RedisScript).
-const OWNED_SET = new RedisScript(`${LOCK_OWNED_LUA}
-  if not lock_owned(2, ARGV[1]) then return 'NOT_LOCKED' end
-  redis.call('SET', KEYS[1], ARGV[2])
-  return 'OK'`);
-// the same, as the section's last write: the lock's keys go with it (HeldLock.letGoInScript)
-const OWNED_SET_LET_GO = new RedisScript(`${LOCK_OWNED_LUA}
-  if not lock_owned(2, ARGV[1]) then return 'NOT_LOCKED' end
-  redis.call('SET', KEYS[1], ARGV[2])
-  lock_let_go(2)
-  return 'OK'`);
+// What a store does: write only while the lock is ours (OWNED_SET). Its key count is passed per call, as
+// the lock's own scripts' is.
+const OWNED = new LuaScript(TEST_LUA_DIR, OWNED_SET);
 afterAll(async () => {
   redis?.disconnect();
   await server?.stop();
@@ -40,13 +32,13 @@ afterAll(async () => {
 /** The store's write of a section: owner-checked in Redis, sent at once (same tick). */
 function ownedSet(lock: HeldLock, key: string, value: string): Promise<string> {
   const { keys, owner } = lock.ownership;
-  return OWNED_SET.run(redis, [key, ...keys], [owner, value]) as Promise<string>;
+  return OWNED.run(redis, { data: key, lockKeys: keys }, { owner, value, letGo: '' }) as Promise<string>;
 }
 
 /** ownedSet as the section's last write: on OK its script has deleted the lock's keys. */
 function letGoWrite(lock: HeldLock, key: string, value: string): Promise<string> {
   const { keys, owner } = lock.ownership;
-  return OWNED_SET_LET_GO.run(redis, [key, ...keys], [owner, value]) as Promise<string>;
+  return OWNED.run(redis, { data: key, lockKeys: keys }, { owner, value, letGo: '1' }) as Promise<string>;
 }
 
 /** letGoWrite, ended by letGoInScript as a section does. */

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 /**
  * A value TypeScript hands to Lua as a constant: a number, a string, or a flat list or record of them (a
@@ -9,8 +9,11 @@ export type LuaConstant =
   number | string | readonly (number | string)[] | { readonly [key: string]: number | string };
 
 /**
- * A script's entry in its manifest: the file its Lua lives in, and what each call passes, in order.
- * A name ending in '...' stands for all the remaining KEYS or ARGV (any number of them).
+ * A script's entry in its manifest: the file its Lua lives in, and the names of what each call passes, in
+ * order. The manifest is the one place that knows positions: the script reads `KEY.<name>` and
+ * `ARG.<name>` (a reader generated from these names, lua/named-arguments.lua), and TypeScript builds a
+ * call from the same names (luaCall). A name ending in '...' stands for all the remaining KEYS or ARGV,
+ * any number of them, read as one list under the name without the dots (`seatIds...` -> `ARG.seatIds`).
  */
 export interface LuaScriptSpec {
   /** The script's .lua file, relative to the manifest's folder. */
@@ -23,18 +26,120 @@ export interface LuaScriptSpec {
   constants?: Readonly<Record<string, LuaConstant>>;
 }
 
+/** What a script is sent: keys are strings, arguments strings or numbers. */
+export type LuaValue = string | number;
+
+/**
+ * A call's values by name, typed from a manifest entry declared `as const`: one value per plain name, a
+ * list for the '...' name.
+ */
+export type LuaNamed<Names extends readonly string[]> = {
+  readonly [N in Names[number] as N extends `${infer R}...` ? R : N]: N extends `${string}...`
+    ? readonly LuaValue[]
+    : LuaValue;
+};
+
+/** KEYS and ARGV of one call, in the order of the manifest. */
+export interface LuaCall {
+  keys: string[];
+  args: LuaValue[];
+}
+
+const LUA_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** A list of names split into the named positions and the name of the rest ('...'), checked. */
+function namesOf(names: readonly string[], what: string): { fixed: string[]; rest: string | null } {
+  const fixed = names.filter((n) => !n.endsWith('...'));
+  const rest = names.length > fixed.length ? names[names.length - 1].slice(0, -3) : null;
+  if (
+    fixed.length + (rest === null ? 0 : 1) !== names.length ||
+    (rest !== null && !names.at(-1)!.endsWith('...'))
+  ) {
+    throw new Error(`${what}: only the last name may end in '...'`);
+  }
+  const all = rest === null ? fixed : [...fixed, rest];
+  for (const n of all) {
+    if (!LUA_NAME.test(n)) {
+      throw new Error(`${what}: ${JSON.stringify(n)} is not a plain name`);
+    }
+  }
+  if (new Set(all).size !== all.length) {
+    throw new Error(`${what}: a name is given twice`);
+  }
+  return { fixed, rest };
+}
+
+/**
+ * Flattens one call's named values in the manifest's order: a name missing, or one the manifest does not
+ * have, is thrown out here, before Redis (the script's reader refuses a list of the wrong length too).
+ */
+export function luaCall(
+  spec: Pick<LuaScriptSpec, 'file' | 'keys' | 'argv'>,
+  keys: Readonly<Record<string, LuaValue | readonly LuaValue[]>>,
+  args: Readonly<Record<string, LuaValue | readonly LuaValue[]>>,
+): LuaCall {
+  return {
+    keys: flatten(spec.keys, keys, `${spec.file} KEYS`).map(String),
+    args: flatten(spec.argv, args, `${spec.file} ARGV`),
+  };
+}
+
+function flatten(
+  names: readonly string[],
+  values: Readonly<Record<string, LuaValue | readonly LuaValue[]>>,
+  what: string,
+): LuaValue[] {
+  const { fixed, rest } = namesOf(names, what);
+  const unknown = Object.keys(values).filter((k) => !fixed.includes(k) && k !== rest);
+  if (unknown.length > 0) {
+    throw new Error(`${what}: no such name ${unknown.join(', ')}`);
+  }
+  const out: LuaValue[] = [];
+  for (const n of fixed) {
+    const v = values[n];
+    if (v === undefined || Array.isArray(v)) {
+      throw new Error(`${what}: ${n} needs one value`);
+    }
+    out.push(v as LuaValue);
+  }
+  if (rest !== null) {
+    const more = values[rest];
+    if (!Array.isArray(more)) {
+      throw new Error(`${what}: ${rest} needs a list`);
+    }
+    out.push(...(more as LuaValue[]));
+  }
+  return out;
+}
+
+/** The reader of every script's keys and arguments by name (lua/named-arguments.lua): defines named(). */
+export const NAMED_ARGUMENTS_LUA = readFileSync(join(__dirname, 'lua', 'named-arguments.lua'), 'utf8');
+
+/**
+ * The Lua that reads one call's KEYS and ARGV into `KEY` and `ARG` by the manifest's names (named(),
+ * NAMED_ARGUMENTS_LUA): `keysVar`, `argvVar` are where the call's lists are (EVAL's KEYS and ARGV, or a
+ * library function's parameters).
+ */
+export function luaReader(
+  spec: Pick<LuaScriptSpec, 'file' | 'keys' | 'argv'>,
+  keysVar = 'KEYS',
+  argvVar = 'ARGV',
+): string {
+  const read = (names: readonly string[], list: string, what: string) => {
+    const { fixed, rest } = namesOf(names, `${spec.file} ${what}`);
+    const quoted = fixed.map((n) => `'${n}'`).join(', ');
+    return `named(${list}, { ${quoted} }, ${rest === null ? 'nil' : `'${rest}'`}, '${spec.file} ${what}')`;
+  };
+  return `KEY, ARG = ${read(spec.keys, keysVar, 'KEYS')}, ${read(spec.argv, argvVar, 'ARGV')}\n`;
+}
+
 /**
  * Reads a .lua file relative to `dir`, the __dirname of the module that names it. The .lua files sit beside
  * the TypeScript that loads them; the build copies them to the same relative place beside the compiled
  * JavaScript (nest-cli.json's assets), so one path works from source (jest, swc-node) and from dist.
  */
 export function readLua(dir: string, file: string): string {
-  return readFileSync(join(dir, file), 'utf8');
-}
-
-/** The key count to pass to defineCommand: fixed when every key is named, else undefined (passed per call). */
-export function fixedKeyCount(spec: Pick<LuaScriptSpec, 'keys'>): number | undefined {
-  return spec.keys.some((k) => k.endsWith('...')) ? undefined : spec.keys.length;
+  return readFileSync(resolve(dir, file), 'utf8');
 }
 
 /** `local NAME = value` per constant: how values defined in TypeScript reach the Lua that uses them. */
@@ -73,11 +178,16 @@ function luaValue(value: LuaConstant): string {
 }
 
 /**
- * The whole text of a script: its constants, the helper files it uses, then its own file; what
- * defineCommand, EVAL or FUNCTION LOAD is given.
+ * The whole text of a script: its constants, the reader of its keys and arguments by name (KEY, ARG), the
+ * helper files it uses, then its own file; what EVAL is given.
  */
 export function luaScript(dir: string, spec: LuaScriptSpec): string {
-  const parts = [spec.constants ? luaConstants(spec.constants) : ''];
+  const parts = [
+    spec.constants ? luaConstants(spec.constants) : '',
+    NAMED_ARGUMENTS_LUA,
+    'local KEY, ARG\n',
+    luaReader(spec),
+  ];
   for (const file of [...(spec.uses ?? []), spec.file]) {
     parts.push(readLua(dir, file));
   }

@@ -13,7 +13,9 @@ import { clusterPorts, onNode } from '@test/support/cluster-nodes';
 import { redisClusterSuite } from '@test/support/redis-cluster-suite';
 import { connectRedis, createRedisClient } from './create-redis-client';
 import { keySlot } from './key-slot';
+import { luaScript } from './lua-script';
 import { RedisScript } from './script-commands';
+import { SET_ALL as SET_ALL_SPEC, TEST_LUA_DIR } from '@test/support/lua/manifest';
 
 jest.setTimeout(60_000);
 
@@ -22,11 +24,8 @@ const ports = clusterPorts();
 const prefix = `${process.env.REDIS_KEY_PREFIX ?? 'test:'}cluster-scripts:`;
 const suite = redisClusterSuite('script-commands.int-spec');
 
-/** SET every key to its value and answer the number of keys: KEYS = keys, ARGV[1] = value. */
-const SET_ALL = new RedisScript(`
-for i = 1, #KEYS do redis.call('SET', KEYS[i], ARGV[1], 'PX', 60000) end
-return #KEYS
-`);
+/** SET every key to its value and answer the number of keys (test/support/lua/set-all.lua). */
+const SET_ALL = new RedisScript(luaScript(TEST_LUA_DIR, SET_ALL_SPEC));
 
 /** One key per master: the slot map tells which master serves a key. */
 function keysOnEveryMaster(cluster: Cluster, tag: string): string[] {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { ReplyError } from 'ioredis';
 import type { Cluster } from 'ioredis';
 import { keySlot } from './key-slot';
+import { luaCall, LuaNamed, luaScript, LuaScriptSpec } from './lua-script';
 import type { RedisClient } from './redis-client-options';
 
 /** The name Redis caches `lua` under (EVALSHA, SCRIPT LOAD). */
@@ -66,4 +67,26 @@ function inOneSlot(cluster: Cluster, keys: readonly string[]): boolean {
   const prefix = cluster.options.keyPrefix ?? '';
   const slot = keySlot(prefix + keys[0]);
   return keys.every((k, i) => i === 0 || keySlot(prefix + k) === slot);
+}
+
+/**
+ * A script of a manifest (LuaScriptSpec), called by the names the manifest gives its keys and arguments
+ * (luaCall): the one way the service runs a script that is not a function of the hold library. Runs as
+ * RedisScript does: EVALSHA, EVAL after NOSCRIPT, on a single Redis and on a Cluster alike.
+ */
+export class LuaScript<S extends LuaScriptSpec> {
+  private readonly script: RedisScript;
+
+  /** `dir`: the folder the manifest's paths are relative to (the __dirname of the manifest's module). */
+  constructor(
+    readonly dir: string,
+    readonly spec: S,
+  ) {
+    this.script = new RedisScript(luaScript(dir, spec));
+  }
+
+  run(redis: RedisClient, keys: LuaNamed<S['keys']>, args: LuaNamed<S['argv']>): Promise<unknown> {
+    const call = luaCall(this.spec, keys, args);
+    return this.script.run(redis, call.keys, call.args);
+  }
 }

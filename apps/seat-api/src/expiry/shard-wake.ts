@@ -1,19 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
-import { luaScript, REDIS_CLIENT } from '@app/redis';
+import { LuaScript, REDIS_CLIENT } from '@app/redis';
 import { HoldStore, WAKE_KEY } from '../hold-store';
 
-const CLAIM_DUE = luaScript(__dirname, {
+export const CLAIM_DUE = new LuaScript(__dirname, {
   file: 'claim-due-shards.lua',
   keys: ['wake'],
-  argv: ['laterMs', 'shard...'],
-});
-const COMMAND = 'holdClaimDueShards';
-
-type Claim = Record<
-  typeof COMMAND,
-  (key: string, ...args: (string | number)[]) => Promise<(string | number)[]>
->;
+  argv: ['laterMs', 'shards...'],
+} as const);
 
 /**
  * The wake index (hold-keys.ts, WAKE_KEY: shard -> when it next has work) as the sweeper uses it: which
@@ -27,18 +21,18 @@ export class ShardWake {
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: Redis,
     private readonly store: HoldStore,
-  ) {
-    if (!(COMMAND in redis)) {
-      redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: CLAIM_DUE });
-    }
-  }
+  ) {}
 
   /**
    * The shards of `owned` that have work now (or no entry), each moved `laterMs` ahead until its sweep
    * sets it; and Redis's time of the claim.
    */
   async claimDue(owned: readonly number[], laterMs: number): Promise<{ nowMs: number; due: number[] }> {
-    const [now, ...due] = await (this.redis as unknown as Claim)[COMMAND](WAKE_KEY, laterMs, ...owned);
+    const [now, ...due] = (await CLAIM_DUE.run(
+      this.redis,
+      { wake: WAKE_KEY },
+      { laterMs, shards: owned },
+    )) as (string | number)[];
     return { nowMs: Number(now), due: due.map(Number) };
   }
 

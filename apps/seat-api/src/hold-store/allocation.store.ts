@@ -10,7 +10,7 @@ import { dueSooner, ScriptReply, toHoldRecord } from './hold-replies';
 import { HoldStore } from './hold.store';
 import { HoldRecord } from './hold.types';
 import { ALLOCATION_MAX_SEATS } from './lua/manifest';
-import { assertWholeNumbers } from './store-arguments';
+import { HoldTerms, holdTermsArguments } from './create-hold-request';
 
 /** One row of an event's layout as the free-seat index keeps it (lua/allocation-index.lua). */
 export interface AllocationRow {
@@ -65,7 +65,7 @@ export class AllocationStore {
   }
 
   async bestAvailable(
-    p: {
+    p: HoldTerms & {
       eventId: string;
       holdId: string;
       userId: string;
@@ -76,12 +76,6 @@ export class AllocationStore {
       accessible?: boolean;
       /** An ordinary request may have wheelchair places and companion seats when no block of others fits. */
       accessibleWhenOthersGone?: boolean;
-      ttlMs: number;
-      maxLifetimeMs: number;
-      maxSeatsPerUser: number;
-      policyVersion?: number;
-      maxExtensions?: number;
-      maxTtlMs?: number;
     },
     /** The event's layout, asked for only when Redis has no index of the event yet. */
     layout: () => AllocationLayout,
@@ -94,43 +88,25 @@ export class AllocationStore {
     if (!Number.isInteger(p.quantity) || p.quantity < 1 || p.quantity > ALLOCATION_MAX_SEATS) {
       throw new RangeError(`bestAvailable: quantity must be 1..${ALLOCATION_MAX_SEATS}, got ${p.quantity}`);
     }
-    if (/[\n=]/.test(p.userId)) {
-      throw new Error(`bestAvailable: a user id cannot contain "=" or a line break`);
-    }
-    assertWholeNumbers(
-      'bestAvailable',
-      { ttlMs: p.ttlMs, maxLifetimeMs: p.maxLifetimeMs, maxSeatsPerUser: p.maxSeatsPerUser },
-      1,
-    );
-    const args = [
-      hid,
-      p.userId,
-      p.ttlMs,
-      p.maxLifetimeMs,
-      p.maxSeatsPerUser,
-      p.policyVersion ?? '',
-      p.maxExtensions ?? '',
-      p.maxTtlMs ?? '',
-      p.quantity,
-      p.section ?? '',
-      p.category ?? '',
-      p.accessible ? '1' : '',
-      p.accessibleWhenOthersGone ? '1' : '',
-    ];
+    const args = {
+      ...holdTermsArguments('bestAvailable', hid, p.userId, p),
+      quantity: p.quantity,
+      section: p.section ?? '',
+      category: p.category ?? '',
+      accessible: p.accessible ? '1' : '',
+      accessibleWhenOthersGone: p.accessibleWhenOthersGone ? '1' : '',
+    };
     // the prefix of the event's seat lock keys (holds/seat-lock.ts): the script sees which seats are locked
-    const lockPrefix = this.locks.lockKey(this.store.layout.seatLockKeys(p.eventId, [''])[0]);
+    const keys = { seatLockPrefix: this.locks.lockKey(this.store.layout.seatLockKeys(p.eventId, [''])[0]) };
     const ack = this.acks.before(this.store.scripts.slotKeyOf(p.eventId));
-    let reply = (await this.store.scripts.onEvent('holdBestAvailable', p.eventId, args, [
-      lockPrefix,
-    ])) as ScriptReply;
+    const pick = () => this.store.scripts.onEvent('holdBestAvailable', p.eventId, args, keys);
+    let reply = (await pick()) as ScriptReply;
     if (reply[0] === 'NO_INDEX') {
       const built = await this.buildIndex(p.eventId, layout());
       if (built !== 'OK') {
         return { ok: false, error: 'EVENT_ENDED' };
       }
-      reply = (await this.store.scripts.onEvent('holdBestAvailable', p.eventId, args, [
-        lockPrefix,
-      ])) as ScriptReply;
+      reply = (await pick()) as ScriptReply;
     }
     const result = toBestAvailableResult(p.eventId, reply);
     if (result.ok) {
@@ -139,7 +115,11 @@ export class AllocationStore {
       } catch (e) {
         // not on enough replicas: no hold id goes out, so the hold is released at once (HoldStore.createHold)
         await this.store.scripts
-          .onEvent('holdRelease', p.eventId, [hid, p.userId, result.hold.fencingToken])
+          .onEvent('holdRelease', p.eventId, {
+            hid,
+            userId: p.userId,
+            fencingToken: result.hold.fencingToken,
+          })
           .catch(() => undefined);
         throw e;
       }
@@ -182,11 +162,11 @@ export class AllocationStore {
     }
     for (let i = 0; i < calls.length; i++) {
       const last = i === calls.length - 1 ? '1' : '';
-      const reply = (await this.store.scripts.onEvent('allocationBuild', eventId, [
-        layout.orphanRule,
-        last,
-        ...calls[i],
-      ])) as ScriptReply;
+      const reply = (await this.store.scripts.onEvent('allocationBuild', eventId, {
+        orphanRule: layout.orphanRule,
+        complete: last,
+        rows: calls[i],
+      })) as ScriptReply;
       if (reply[0] !== 'OK') {
         return 'EVENT_ENDED';
       }

@@ -1,17 +1,16 @@
 import { LockOwnership } from '@app/distributed-lock';
+import type { EventScriptArgs } from './hold-scripts';
 import { StaffAction, staffActionArguments } from './staff-action';
 import { assertWholeNumbers } from './store-arguments';
 
-/** What HoldStore.createHold is asked: one hold of these seats, all or none. */
-export interface CreateHoldRequest {
-  eventId: string;
-  holdId: string;
-  userId: string;
-  seatIds: string[];
+/**
+ * The terms a new hold is made under (lua/manifest.ts HOLD_TERMS), whichever way its seats are chosen
+ * (seats named: HoldStore.createHold; best available: AllocationStore.bestAvailable).
+ */
+export interface HoldTerms {
   ttlMs: number;
   maxLifetimeMs: number;
   maxSeatsPerUser: number;
-  fencingToken: number;
   /**
    * The event policy version the hold was checked against (EventAdminStore): the hold is made only while
    * it is still the event's, else POLICY_CHANGED. Left out, no version is checked (store-level tests).
@@ -20,6 +19,15 @@ export interface CreateHoldRequest {
   /** The hold's own caps, kept in its record (HoldRecord.maxExtensions, maxTtlMs). */
   maxExtensions?: number;
   maxTtlMs?: number;
+}
+
+/** What HoldStore.createHold is asked: one hold of these seats, all or none. */
+export interface CreateHoldRequest extends HoldTerms {
+  eventId: string;
+  holdId: string;
+  userId: string;
+  seatIds: string[];
+  fencingToken: number;
   /**
    * The seat lock, checked in the script: the hold is made only while the lock is this one's, else
    * NOT_LOCKED. For a section pipelined with its acquire (fencingToken 0: the counter's value is used).
@@ -39,46 +47,49 @@ export interface CreateHoldRequest {
 }
 
 /**
- * Checks the request and returns lua/create-hold.lua's own arguments (ARGV[4..], in its order): a request
- * the script would misread is thrown out here, before Redis.
+ * A new hold's holder and terms as the hold scripts read them (create-hold.lua, best-available.lua): a
+ * request the script would misread is thrown out here, before Redis.
  */
+export function holdTermsArguments(what: string, hid: string, userId: string, t: HoldTerms) {
+  if (/[\n=]/.test(userId)) {
+    // the users index keeps "\n<userId>=<hids>" entries (lua/user-index.lua); the API's ids never hold these
+    throw new Error(`${what}: a user id cannot contain "=" or a line break, got ${JSON.stringify(userId)}`);
+  }
+  assertWholeNumbers(
+    what,
+    { ttlMs: t.ttlMs, maxLifetimeMs: t.maxLifetimeMs, maxSeatsPerUser: t.maxSeatsPerUser },
+    1,
+  );
+  assertWholeNumbers(what, { policyVersion: t.policyVersion ?? 1, maxTtlMs: t.maxTtlMs ?? 1 }, 1);
+  assertWholeNumbers(what, { maxExtensions: t.maxExtensions ?? 0 }, 0);
+  return {
+    hid,
+    userId,
+    ttlMs: t.ttlMs,
+    maxLifetimeMs: t.maxLifetimeMs,
+    maxSeatsPerUser: t.maxSeatsPerUser,
+    policyVersion: t.policyVersion ?? '',
+    maxExtensions: t.maxExtensions ?? '',
+    maxTtlMs: t.maxTtlMs ?? '',
+  };
+}
+
+/** Checks the request and returns lua/create-hold.lua's own arguments, by name. */
 export function createHoldArguments(
   p: CreateHoldRequest,
   hid: string,
   ledgerTtlMs: number,
-): (string | number)[] {
+): EventScriptArgs<'holdCreate'> {
   if (p.seatIds.length === 0 || new Set(p.seatIds).size !== p.seatIds.length) {
     throw new Error('createHold needs distinct seat ids');
   }
-  if (/[\n=]/.test(p.userId)) {
-    // the users index keeps "\n<userId>=<hids>" entries (lua/user-index.lua); the API's ids never hold these
-    throw new Error(
-      `createHold: a user id cannot contain "=" or a line break, got ${JSON.stringify(p.userId)}`,
-    );
-  }
-  assertWholeNumbers(
-    'createHold',
-    { ttlMs: p.ttlMs, maxLifetimeMs: p.maxLifetimeMs, maxSeatsPerUser: p.maxSeatsPerUser },
-    1,
-  );
   assertWholeNumbers('createHold', { fencingToken: p.fencingToken }, 0);
-  assertWholeNumbers('createHold', { policyVersion: p.policyVersion ?? 1, maxTtlMs: p.maxTtlMs ?? 1 }, 1);
-  assertWholeNumbers('createHold', { maxExtensions: p.maxExtensions ?? 0 }, 0);
-  return [
-    hid,
-    p.userId,
-    p.ttlMs,
-    p.maxLifetimeMs,
-    p.maxSeatsPerUser,
-    p.fencingToken,
-    p.lock?.owner ?? '',
-    p.lock && p.letGoOfLock ? '1' : '',
-    p.policyVersion ?? '',
-    p.maxExtensions ?? '',
-    p.maxTtlMs ?? '',
-    p.action?.id ?? '',
-    ledgerTtlMs,
-    ...(p.action ? staffActionArguments(p.action) : ['', '', '', '']),
-    ...p.seatIds,
-  ];
+  return {
+    ...holdTermsArguments('createHold', hid, p.userId, p),
+    fencingToken: p.fencingToken,
+    lockOwner: p.lock?.owner ?? '',
+    letGoOfLock: p.lock && p.letGoOfLock ? '1' : '',
+    ...staffActionArguments(p.action, ledgerTtlMs),
+    seatIds: p.seatIds,
+  };
 }

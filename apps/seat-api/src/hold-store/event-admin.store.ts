@@ -53,7 +53,7 @@ export class EventAdminStore {
   async raisePolicyVersion(eventId: string, version: number, orphanRule: OrphanRule): Promise<number> {
     const ack = this.acks.before(this.store.scripts.slotKeyOf(eventId));
     const stored = Number(
-      await this.store.scripts.onEvent('eventPolicyVersion', eventId, ['raise', version, orphanRule]),
+      await this.store.scripts.onEvent('eventPolicyVersion', eventId, { mode: 'raise', version, orphanRule }),
     );
     if (stored === version) {
       await ack.confirm('policy');
@@ -63,16 +63,20 @@ export class EventAdminStore {
 
   /** Forgets the version if it is `version` (a change that did not commit): the next hold reloads it. */
   async dropPolicyVersion(eventId: string, version: number): Promise<void> {
-    await this.store.scripts.onEvent('eventPolicyVersion', eventId, ['drop', version]);
+    await this.store.scripts.onEvent('eventPolicyVersion', eventId, {
+      mode: 'drop',
+      version,
+      orphanRule: '',
+    });
   }
 
   /** Every live hold of the event, a page at a time (read without locks: each release checks again). */
   async *liveHolds(eventId: string): AsyncGenerator<LiveHold[]> {
     for (let bucket = 0; bucket >= 0;) {
-      const [next, holds] = (await this.store.scripts.onEvent('eventLiveHolds', eventId, [
-        bucket,
-        LIVE_HOLDS_PAGE,
-      ])) as [number, [string, string, LiveHold['status'], string[]][]];
+      const [next, holds] = (await this.store.scripts.onEvent('eventLiveHolds', eventId, {
+        fromBucket: bucket,
+        maxEntries: LIVE_HOLDS_PAGE,
+      })) as [number, [string, string, LiveHold['status'], string[]][]];
       yield holds.map(([holdId, userId, status, seatIds]) => ({ holdId, userId, status, seatIds }));
       bucket = Number(next);
     }

@@ -60,15 +60,16 @@
  *   events  ZSET  eventId -> retain-until (event start + HOLD_EVENT_RETENTION_SECONDS): past it, an event
  *                 with no live hold (empty due) and no ended hold kept (empty gc) loses all its keys, by
  *                 the shard's sweep
- *   outbox  STREAM one SeatExpired record per freed seat (field eventId), appended by the script that
- *                 freed it; relayed by the shard's one owner, so one event's records reach Kafka in order
- *   outbox:malformed STREAM records the relay could not turn into a SeatExpired
+ *   outbox  STREAM one record per seat change of the shard's events (SeatExpired, the seat.status
+ *                 changes, BookingCancelled), appended by the script that made the change; relayed by the
+ *                 shard's one owner, so one event's records reach Kafka in order
+ *   outbox:malformed STREAM records the relay could not turn into a message
  *   ended   ZSET  eventId -> when the sweep deleted the event's keys: a tombstone, so that no later write
  *                 re-creates them (lua/event-retention.lua); kept 30 days (EVENT_TOMBSTONE_KEEP_MS)
  *
  * Locks: seat locks `seat:{s<k>}:<eventId>:<seatId>` (holds/seat-lock.ts) draw fencing tokens from the
  * shard's counter `lock:fence:{s<k>}` (DistributedLockService.fenceKey('{s<k>}')), which every hold script
- * gets as KEYS[7]: it compares a token with it atomically (lua/seats.lua, fence_ok()). The store never
+ * gets as its key `fence` (lua/manifest.ts EVENT_KEYS): it compares a token with it atomically (lua/seats.lua, fence_ok()). The store never
  * INCRs it; it only raises it to a seat's fence after Redis lost the counter. Tokens thus increase per
  * shard (shared by its events), which is all fencing needs.
  *
@@ -124,7 +125,7 @@ export function fnv1a32(text: string): number {
   return h >>> 0;
 }
 
-/** The per-event key suffixes, in the order scripts declare them as KEYS[1..4] and KEYS[6], [8], [9]. */
+/** The per-event key suffixes (each also the name of that key in lua/manifest.ts EVENT_KEYS). */
 export const EVENT_KEY_SUFFIXES = ['seats', 'holds', 'due', 'users', 'gc', 'meta', 'changes'] as const;
 
 export class HoldLayout {

@@ -1,12 +1,17 @@
 import { DistributedLockService } from '@app/distributed-lock';
+import { LuaCall, luaCall, LuaNamed, LuaValue } from '@app/redis';
 import Redis, { Cluster } from 'ioredis';
 import { HoldIds } from './hold-ids';
 import { HoldLayout, WAKE_KEY } from './hold-keys';
-import { HoldLibrary, holdLibrary, holdScript } from './lua/hold-script';
-import { EVENT_SCRIPT_KEYS, EVENT_SCRIPTS, SWEEP_SHARD } from './lua/manifest';
+import { HoldLibrary, holdLibrary } from './lua/hold-script';
+import { EVENT_SCRIPTS, eventScriptSpec } from './lua/manifest';
 
 /** The scripts the store runs on one event's keys (lua/manifest.ts). */
 export type EventScriptName = keyof typeof EVENT_SCRIPTS;
+/** A script's own arguments, by name (after the event's, which HoldScripts fills in). */
+export type EventScriptArgs<N extends EventScriptName> = LuaNamed<(typeof EVENT_SCRIPTS)[N]['argv']>;
+/** A script's own keys besides the event's, by name. */
+export type EventScriptKeys<N extends EventScriptName> = LuaNamed<(typeof EVENT_SCRIPTS)[N]['keys']>;
 
 /**
  * The store's scripts as one function library (lua/hold-script.ts), with the seat.status records or
@@ -16,7 +21,7 @@ const LIBRARIES = new Map<boolean, HoldLibrary>();
 function libraryOf(statusStream: boolean): HoldLibrary {
   let library = LIBRARIES.get(statusStream);
   if (!library) {
-    library = holdLibrary({ ...EVENT_SCRIPTS, holdSweepShard: SWEEP_SHARD }, statusStream);
+    library = holdLibrary(EVENT_SCRIPTS, statusStream);
     LIBRARIES.set(statusStream, library);
   }
   return library;
@@ -58,7 +63,7 @@ export class HoldScripts {
   private readonly toWake = new Set<number>();
 
   constructor(
-    private readonly redis: Redis,
+    readonly redis: Redis,
     readonly layout: HoldLayout,
     private readonly locks: DistributedLockService,
     private readonly retentionMs: number,
@@ -87,16 +92,16 @@ export class HoldScripts {
    * One FCALL, sent synchronously (a pipelined section relies on it: its write leaves in the batch of its
    * lock's acquire); only a Redis without the library costs a second round trip.
    */
-  private async fcall(script: string, numberOfKeys: number, args: (string | number)[]): Promise<unknown> {
+  private async fcall(script: EventScriptName, call: LuaCall): Promise<unknown> {
     const fn = this.library.functions[script];
     try {
-      return await this.redis.fcall(fn, numberOfKeys, ...args);
+      return await this.redis.fcall(fn, call.keys.length, ...call.keys, ...call.args);
     } catch (e) {
       if (!(e instanceof Error) || !NOT_LOADED.test(e.message)) {
         throw e;
       }
       await this.load();
-      return this.redis.fcall(fn, numberOfKeys, ...args);
+      return this.redis.fcall(fn, call.keys.length, ...call.keys, ...call.args);
     }
   }
 
@@ -106,21 +111,17 @@ export class HoldScripts {
   }
 
   /**
-   * Runs a library script on one event: the event's keys and arguments, then `args` (ARGV[4..]).
-   * `moreKeys` follow the event's keys (KEYS[EVENT_SCRIPT_KEYS + 1..]): keys of the same slot that the
-   * script reads, such as the seat locks whose ownership it checks.
+   * Runs a library script on one event: the event's keys and arguments (lua/manifest.ts EVENT_KEYS,
+   * EVENT_ARGV), then the script's own, by the names its manifest entry gives them. `keys`: keys of the
+   * same slot that the script reads besides the event's, such as the seat locks whose ownership it checks.
    */
-  async onEvent(
-    name: EventScriptName,
+  async onEvent<N extends EventScriptName>(
+    name: N,
     eventId: string,
-    args: (string | number)[],
-    moreKeys: readonly string[] = [],
+    args: EventScriptArgs<N>,
+    keys?: EventScriptKeys<N>,
   ): Promise<unknown> {
-    const reply = await this.fcall(
-      name,
-      EVENT_SCRIPT_KEYS + moreKeys.length,
-      this.eventCall(eventId, args, moreKeys),
-    );
+    const reply = await this.fcall(name, this.eventCall(EVENT_SCRIPTS[name], eventId, args, keys));
     if (this.statusStream && STATUS_WRITERS.has(name)) {
       this.wakeRelay(this.layout.shardOf(eventId));
     }
@@ -146,63 +147,60 @@ export class HoldScripts {
   }
 
   /**
-   * Runs the body of a hold script that is not in the library (EVAL: the helpers and the body on every
-   * call) on one event, as onEvent does: for rare reads such as a full scan, not for the hold path.
+   * KEYS and ARGV of an event script (lua/manifest.ts EVENT_KEYS, EVENT_ARGV, then its own, `own` naming
+   * them), by name: the event's keys, its shard's outbox and indexes and the fencing counter of its seat
+   * locks, then the script's.
    */
-  evalOnEvent(body: string, eventId: string, args: (string | number)[]): Promise<unknown> {
-    return this.redis.eval(holdScript(body), EVENT_SCRIPT_KEYS, ...this.eventCall(eventId, args));
-  }
-
-  /** KEYS and ARGV of an event script (lua/manifest.ts EVENT_KEYS, EVENT_ARGV). */
-  private eventCall(
+  eventCall(
+    own: { file: string; keys: readonly string[]; argv: readonly string[] },
     eventId: string,
-    args: (string | number)[],
-    moreKeys: readonly string[] = [],
-  ): (string | number)[] {
+    args: Readonly<Record<string, LuaValue | readonly LuaValue[]>>,
+    keys: Readonly<Record<string, LuaValue | readonly LuaValue[]>> = {},
+  ): LuaCall {
     const shard = this.layout.shardOf(eventId);
     const e = this.layout.eventKeys(eventId);
     const k = this.layout.shardKeys(shard);
-    return [
-      e.seats,
-      e.holds,
-      e.due,
-      e.users,
-      k.outbox,
-      e.gc,
+    const eventKeys = {
+      seats: e.seats,
+      holds: e.holds,
+      due: e.due,
+      users: e.users,
+      outbox: k.outbox,
+      gc: e.gc,
       // the seat locks' tag is the shard's (seat:{s<k>}:<eventId>:<seatId>): their counter is this one
-      this.locks.fenceKey(this.layout.tagOf(shard)),
-      e.meta,
-      e.changes,
-      k.due,
-      k.gc,
-      ...moreKeys,
-      eventId,
-      HoldIds.prefixOf(eventId),
-      this.retentionMs,
-      ...args,
-    ];
+      fence: this.locks.fenceKey(this.layout.tagOf(shard)),
+      meta: e.meta,
+      changes: e.changes,
+      shardDue: k.due,
+      shardGc: k.gc,
+    };
+    const eventArgs = { eventId, holdIdPrefix: HoldIds.prefixOf(eventId), retentionMs: this.retentionMs };
+    return luaCall(eventScriptSpec(own), { ...eventKeys, ...keys }, { ...eventArgs, ...args });
   }
 
-  /** The shard sweep (lua/sweep-shard.lua): the per-event positions are placeholders in the shard's slot. */
-  sweepShard(shard: number, args: (string | number)[]): Promise<unknown> {
+  /**
+   * The shard sweep (lua/sweep-shard.lua): the per-event keys carry the shard's due key as placeholders
+   * (use_event() points them at each event it visits), and the event id and prefix are ''.
+   */
+  sweepShard(shard: number, args: EventScriptArgs<'holdSweepShard'>): Promise<unknown> {
     const k = this.layout.shardKeys(shard);
-    return this.fcall('holdSweepShard', EVENT_SCRIPT_KEYS + 1, [
-      k.due,
-      k.due,
-      k.due,
-      k.due,
-      k.outbox,
-      k.due,
-      this.locks.fenceKey(this.layout.tagOf(shard)),
-      k.due,
-      k.due,
-      k.due,
-      k.gc,
-      k.events,
-      '',
-      '',
-      this.retentionMs,
-      ...args,
-    ]);
+    const placeholder = k.due;
+    const keys = {
+      seats: placeholder,
+      holds: placeholder,
+      due: placeholder,
+      users: placeholder,
+      outbox: k.outbox,
+      gc: placeholder,
+      fence: this.locks.fenceKey(this.layout.tagOf(shard)),
+      meta: placeholder,
+      changes: placeholder,
+      shardDue: k.due,
+      shardGc: k.gc,
+      shardEvents: k.events,
+    };
+    const eventArgs = { eventId: '', holdIdPrefix: '', retentionMs: this.retentionMs };
+    const spec = eventScriptSpec(EVENT_SCRIPTS.holdSweepShard);
+    return this.fcall('holdSweepShard', luaCall(spec, keys, { ...eventArgs, ...args }));
   }
 }

@@ -11,7 +11,14 @@ import { DistributedLockService } from '@app/distributed-lock';
 import { HoldStore } from './hold.store';
 import { HoldIds } from './hold-ids';
 import { USER_BUCKET_HEX_DIGITS } from './lua/manifest';
-import { createHold, createdHold, newHoldEventIds, openHoldStore, TestHold } from '@test/support/hold-store';
+import {
+  createHold,
+  createdHold,
+  evalOnEvent,
+  newHoldEventIds,
+  openHoldStore,
+  TestHold,
+} from '@test/support/hold-store';
 
 const newEventId = newHoldEventIds();
 
@@ -36,17 +43,6 @@ function sameBucketAs(user: string): string {
   }
 }
 
-/** Saves `fields` over the hold `hid` with save() (hold-records.lua), then answers what load() reads back. */
-const ROUND_TRIP = `
-local h = load(ARGV[4])
-local f = cjson.decode(ARGV[5])
-for k, v in pairs(f) do h[k] = v end
-save(h)
-local r = load(ARGV[4])
-return cjson.encode({ r.user, r.status, r.seats, r.created, r.expire, r.max, r.ext, r.fence, r.order,
-  r.ended, r.deadline, #cmsgpack.unpack(redis.call('HGET', holds_key(ARGV[4]), ARGV[4])) })
-`;
-
 describe('HoldStore packed entries', () => {
   let eventId: string;
   beforeEach(async () => {
@@ -59,7 +55,10 @@ describe('HoldStore packed entries', () => {
     const hid = HoldIds.parse(h.holdId)!.hid;
     const roundTrip = async (fields: object) =>
       JSON.parse(
-        (await store.scripts.evalOnEvent(ROUND_TRIP, eventId, [hid, JSON.stringify(fields)])) as string,
+        (await evalOnEvent(store, 'holdRecordRoundTrip', eventId, {
+          hid,
+          fieldsJson: JSON.stringify(fields),
+        })) as string,
       ) as unknown[];
     const c = h.createdAtMs;
     const base = ['alice', 'ACTIVE', ['P-1', 'P-2'], c, h.expireAtMs, h.maxExpireAtMs, 0, 1, '', 0, 0];

@@ -7,11 +7,14 @@ import { CreateHoldRequest, createHoldArguments } from './create-hold-request';
 import { HoldIds } from './hold-ids';
 import { HoldLayout, WAKE_KEY } from './hold-keys';
 import { dueSooner, ScriptReply, toCreateResult, toHoldRecord, toStoreResult } from './hold-replies';
-import { EventScriptName, HoldScripts } from './hold-scripts';
+import { EventScriptArgs, HoldScripts } from './hold-scripts';
 import { CreateHoldResult, HoldRecord, SeatConflict, StoreResult, SweepResult } from './hold.types';
-import { defineSeatConflicts, readSeatConflicts } from './seat-conflicts';
 import { ShardSweep } from './shard-sweep';
 import { assertWholeNumbers } from './store-arguments';
+
+/** The scripts that change an existing hold (HoldStore.change). */
+type HoldChangeScript =
+  'holdExtend' | 'holdRelease' | 'holdBeginConfirm' | 'holdFinishConfirm' | 'holdAbandonConfirm';
 
 /**
  * The seat holds of every event, in Redis, laid out on shards (hold-keys.ts). Each method is one Lua
@@ -47,7 +50,6 @@ export class HoldStore implements OnModuleInit {
       config.holds.retentionSeconds * 1000,
       config.expiry.statusStreamEnabled,
     );
-    defineSeatConflicts(redis); // before any traffic: see defineSeatConflicts
     this.sweep = new ShardSweep(redis, this.layout, this.scripts, config.holds.eventRetentionSeconds * 1000);
     this.acks = new ReplicaAcks(redis, config.replicaAck);
     this.ledgerTtlMs = config.holds.retentionSeconds * 1000;
@@ -81,7 +83,10 @@ export class HoldStore implements OnModuleInit {
       'holdCreate',
       p.eventId,
       createHoldArguments(p, hid, this.ledgerTtlMs),
-      [this.layout.staffLedgerKey(p.eventId), ...(p.lock?.keys ?? [])],
+      {
+        staffLedger: this.layout.staffLedgerKey(p.eventId),
+        seatLockKeys: p.lock?.keys ?? [],
+      },
     )) as ScriptReply;
     const result = toCreateResult(p.eventId, reply);
     if (result.ok) {
@@ -108,7 +113,7 @@ export class HoldStore implements OnModuleInit {
     if (!id) {
       return null;
     }
-    const reply = (await this.scripts.onEvent('holdRead', id.eventId, [id.hid])) as ScriptReply;
+    const reply = (await this.scripts.onEvent('holdRead', id.eventId, { hid: id.hid })) as ScriptReply;
     return reply[0] === 'OK' ? toHoldRecord(id.eventId, reply[1]) : null;
   }
 
@@ -140,13 +145,14 @@ export class HoldStore implements OnModuleInit {
     if (requestKey.length > 64) {
       throw new RangeError('extendHold: requestKey is kept in the hold record: at most 64 chars');
     }
-    return this.change('holdExtend', 'extend', p.holdId, [
-      p.userId,
-      p.ttlMs,
-      p.maxExtensions,
-      p.fencingToken,
+    return this.change('holdExtend', 'extend', p.holdId, (hid) => ({
+      hid,
+      userId: p.userId,
+      ttlMs: p.ttlMs,
+      maxExtensions: p.maxExtensions,
+      fencingToken: p.fencingToken,
       requestKey,
-    ]);
+    }));
   }
 
   releaseHold(p: {
@@ -154,7 +160,11 @@ export class HoldStore implements OnModuleInit {
     userId: string;
     fencingToken: number;
   }): Promise<StoreResult<'HOLD_NOT_FOUND' | 'HOLD_CONFIRMED' | 'STALE_FENCING_TOKEN'>> {
-    return this.change('holdRelease', 'release', p.holdId, [p.userId, p.fencingToken]);
+    return this.change('holdRelease', 'release', p.holdId, (hid) => ({
+      hid,
+      userId: p.userId,
+      fencingToken: p.fencingToken,
+    }));
   }
 
   beginConfirm(p: {
@@ -166,19 +176,23 @@ export class HoldStore implements OnModuleInit {
   }): Promise<
     StoreResult<'HOLD_NOT_FOUND' | 'HOLD_EXPIRED' | 'HOLD_NOT_ACTIVE' | 'SEATS_LOST' | 'STALE_FENCING_TOKEN'>
   > {
-    return this.change('holdBeginConfirm', 'confirm', p.holdId, [
-      p.userId,
-      p.orderId,
-      p.fencingToken,
-      p.confirmTimeoutMs,
-    ]);
+    return this.change('holdBeginConfirm', 'confirm', p.holdId, (hid) => ({
+      hid,
+      userId: p.userId,
+      orderId: p.orderId,
+      fencingToken: p.fencingToken,
+      confirmTimeoutMs: p.confirmTimeoutMs,
+    }));
   }
 
   finishConfirm(p: {
     holdId: string;
     orderId: string;
   }): Promise<StoreResult<'HOLD_NOT_FOUND' | 'HOLD_NOT_ACTIVE'>> {
-    return this.change('holdFinishConfirm', 'confirm-finish', p.holdId, [p.orderId]);
+    return this.change('holdFinishConfirm', 'confirm-finish', p.holdId, (hid) => ({
+      hid,
+      orderId: p.orderId,
+    }));
   }
 
   /** Gives up the confirm attempt begun with `fencingToken` (only that one; see ABANDON_CONFIRM). */
@@ -186,13 +200,22 @@ export class HoldStore implements OnModuleInit {
     holdId: string;
     fencingToken?: number;
   }): Promise<StoreResult<'HOLD_NOT_FOUND' | 'HOLD_NOT_ACTIVE'>> {
-    const attempt = p.fencingToken === undefined ? [] : [p.fencingToken];
-    return this.change('holdAbandonConfirm', 'confirm-abandon', p.holdId, attempt);
+    return this.change('holdAbandonConfirm', 'confirm-abandon', p.holdId, (hid) => ({
+      hid,
+      fencingToken: p.fencingToken ?? '',
+    }));
   }
 
-  /** Which of these seats are taken right now, read without any lock (see seat-conflicts.ts). */
-  seatConflicts(eventId: string, seatIds: readonly string[]): Promise<SeatConflict[]> {
-    return readSeatConflicts(this.redis, this.layout.eventKeys(eventId), seatIds);
+  /**
+   * Which of these seats are taken right now, read without any lock (lua/seat-conflicts.lua): what a hold
+   * of them would be refused with, by the same rule, true at the moment of the read.
+   */
+  async seatConflicts(eventId: string, seatIds: readonly string[]): Promise<SeatConflict[]> {
+    const reply = (await this.scripts.onEvent('seatConflicts', eventId, { seatIds })) as [
+      string,
+      SeatConflict['reason'],
+    ][];
+    return reply.map(([seatId, reason]) => ({ seatId, reason }));
   }
 
   /**
@@ -203,7 +226,7 @@ export class HoldStore implements OnModuleInit {
     let changed = 0;
     for (let i = 0; i < seatIds.length; i += 1000) {
       const chunk = seatIds.slice(i, i + 1000);
-      changed += Number(await this.scripts.onEvent('holdMarkBooked', eventId, chunk));
+      changed += Number(await this.scripts.onEvent('holdMarkBooked', eventId, { seatIds: chunk }));
     }
     return changed;
   }
@@ -233,19 +256,22 @@ export class HoldStore implements OnModuleInit {
     return this.outboxKey(this.layout.shardOf(eventId));
   }
 
-  /** A script that changes an existing hold; a change it made (OK) is confirmed on the replicas. */
-  private async change<E extends string>(
-    script: EventScriptName,
+  /**
+   * A script that changes an existing hold (its arguments built around the hold's hid); a change it made
+   * (OK) is confirmed on the replicas.
+   */
+  private async change<E extends string, N extends HoldChangeScript>(
+    script: N,
     action: string,
     holdId: string,
-    args: (string | number)[],
+    args: (hid: string) => EventScriptArgs<N>,
   ): Promise<StoreResult<E>> {
     const id = HoldIds.parse(holdId);
     if (!id) {
       return { ok: false, error: 'HOLD_NOT_FOUND' as E };
     }
     const ack = this.acks.before(this.scripts.slotKeyOf(id.eventId));
-    const reply = (await this.scripts.onEvent(script, id.eventId, [id.hid, ...args])) as ScriptReply;
+    const reply = (await this.scripts.onEvent(script, id.eventId, args(id.hid))) as ScriptReply;
     // Refusals are not waited for: they acknowledge no change of this call.
     if (reply[0] === 'OK') {
       await ack.confirm(action);
@@ -282,7 +308,7 @@ export class HoldStore implements OnModuleInit {
    * failover that kept the hold, the hold ends with its ttl, as any unused hold.
    */
   private async undoCreate(eventId: string, hid: string, userId: string, fencingToken: number) {
-    await this.scripts.onEvent('holdRelease', eventId, [hid, userId, fencingToken]).catch(() => {
+    await this.scripts.onEvent('holdRelease', eventId, { hid, userId, fencingToken }).catch(() => {
       // Redis failed too: the first error is the answer; the hold ends with its ttl
     });
   }

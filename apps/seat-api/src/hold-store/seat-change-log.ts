@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { fixedKeyCount, luaScript, REDIS_CLIENT } from '@app/redis';
+import { LuaScript, REDIS_CLIENT } from '@app/redis';
 import Redis from 'ioredis';
 import { AppConfig } from '@app/config';
 import { HoldLayout } from './hold-keys';
@@ -49,7 +49,11 @@ export interface SeatMapHead {
   nowMs: number;
 }
 
-type Runner = (...args: (string | number)[]) => Promise<unknown>;
+const SCRIPTS = {
+  changes: new LuaScript(HOLD_LUA_DIR, SEAT_MAP_SCRIPTS.seatMapChanges),
+  holdStatuses: new LuaScript(HOLD_LUA_DIR, SEAT_MAP_SCRIPTS.seatMapHoldStatuses),
+  setCounts: new LuaScript(HOLD_LUA_DIR, SEAT_MAP_SCRIPTS.seatMapSetCounts),
+};
 
 /**
  * Read side of the seat-map change log (the hold scripts write it, lua/change-log.lua): what seat-map
@@ -58,7 +62,6 @@ type Runner = (...args: (string | number)[]) => Promise<unknown>;
  */
 @Injectable()
 export class SeatChangeLog {
-  private readonly run: Record<'changes' | 'holdStatuses' | 'setCounts', Runner>;
   private readonly layout: HoldLayout;
 
   constructor(
@@ -66,25 +69,12 @@ export class SeatChangeLog {
     config: AppConfig,
   ) {
     this.layout = new HoldLayout(config.holds.shards);
-    for (const [name, spec] of Object.entries(SEAT_MAP_SCRIPTS)) {
-      if (!(name in redis)) {
-        redis.defineCommand(name, { numberOfKeys: fixedKeyCount(spec), lua: luaScript(HOLD_LUA_DIR, spec) });
-      }
-    }
-    const fn = (name: keyof typeof SEAT_MAP_SCRIPTS): Runner => {
-      const command = (redis as unknown as Record<string, Runner>)[name];
-      return (...args) => command.call(redis, ...args);
-    };
-    this.run = {
-      changes: fn('seatMapChanges'),
-      holdStatuses: fn('seatMapHoldStatuses'),
-      setCounts: fn('seatMapSetCounts'),
-    };
   }
 
   /** The entries after `fromVersion` (at most `max`), with the current version, counts and Redis time. */
   async changesSince(eventId: string, fromVersion: number, max: number): Promise<SeatChanges> {
-    const r = (await this.run.changes(...this.keys(eventId), fromVersion, max)) as [
+    const { meta, changes } = this.layout.eventKeys(eventId);
+    const r = (await SCRIPTS.changes.run(this.redis, { meta, changes }, { fromVersion, max })) as [
       number,
       number,
       number,
@@ -141,7 +131,8 @@ export class SeatChangeLog {
     }
     if (unsure.size > 0) {
       const hids = [...unsure.keys()];
-      const statuses = (await this.run.holdStatuses(...this.keys(eventId), ...hids)) as string[];
+      const { meta, holds } = this.layout.eventKeys(eventId);
+      const statuses = (await SCRIPTS.holdStatuses.run(this.redis, { meta, holds }, { hids })) as string[];
       statuses.forEach((status, k) => {
         if (status === 'CONFIRMING') {
           unsure.get(hids[k])!.forEach((at) => (seats[at] = 'H0'));
@@ -153,11 +144,7 @@ export class SeatChangeLog {
 
   /** Corrects the kept counts to what a full build found at `version`; false if the version moved on. */
   async setCounts(eventId: string, version: number, held: number, booked: number): Promise<boolean> {
-    return Number(await this.run.setCounts(...this.keys(eventId), version, held, booked)) === 1;
-  }
-
-  private keys(eventId: string): string[] {
-    const k = this.layout.eventKeys(eventId);
-    return [k.meta, k.changes, k.seats, k.holds];
+    const { meta } = this.layout.eventKeys(eventId);
+    return Number(await SCRIPTS.setCounts.run(this.redis, { meta }, { version, held, booked })) === 1;
   }
 }

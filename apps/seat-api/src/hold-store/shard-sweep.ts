@@ -29,12 +29,12 @@ export class ShardSweep {
    * holds past retention forgotten, events past their retention with no live hold removed.
    */
   async step(shard: number, batchSize: number): Promise<SweepResult> {
-    const r = (await this.scripts.sweepShard(shard, [
+    const r = (await this.scripts.sweepShard(shard, {
       batchSize,
-      STUCK_RECHECK_MS,
-      MAX_EVENTS_REMOVED_PER_STEP,
-      EVENT_RECHECK_MS,
-    ])) as (number | string)[];
+      stuckRecheckMs: STUCK_RECHECK_MS,
+      maxRemovedEvents: MAX_EVENTS_REMOVED_PER_STEP,
+      eventRecheckMs: EVENT_RECHECK_MS,
+    })) as (number | string)[];
     return {
       expiredHolds: Number(r[0]),
       expiredSeats: Number(r[1]),

@@ -11,10 +11,16 @@ export interface StaffAction {
   reason?: string;
 }
 
-/** The script arguments that describe a staff action (lua/hold-lifecycle.lua staff_applied), in order. */
-export const staffActionArguments = (a: StaffAction): string[] => [
-  a.actor,
-  a.action,
-  a.target,
-  a.reason ?? '',
-];
+/**
+ * The script arguments that describe a staff action (lua/manifest.ts STAFF_ACTION; hold-lifecycle.lua
+ * staff_applied), '' throughout for a change that is no staff action. `ledgerTtlMs`: how long the event's
+ * staff ledger keeps the action's mark.
+ */
+export const staffActionArguments = (a: StaffAction | undefined, ledgerTtlMs: number) => ({
+  actionId: a?.id ?? '',
+  ledgerTtlMs,
+  actor: a?.actor ?? '',
+  auditAction: a?.action ?? '',
+  target: a?.target ?? '',
+  reason: a?.reason ?? '',
+});

@@ -7,7 +7,7 @@ import { WAKE_KEY } from './hold-keys';
 import { ScriptReply, toHoldRecord, toStoreResult } from './hold-replies';
 import { HoldStore } from './hold.store';
 import { HoldRecord, StoreResult } from './hold.types';
-import { StaffAction, staffActionArguments as described } from './staff-action';
+import { StaffAction, staffActionArguments } from './staff-action';
 
 /** Hold buckets one page read visits at most (about 50 holds each): bounds the work of one call. */
 const MAX_BUCKETS_PER_PAGE = 64;
@@ -71,14 +71,14 @@ export class StaffHoldStore {
     p: { from: HoldCursor | null; limit: number; userId?: string; status?: string },
   ): Promise<HoldPage> {
     const from = p.from ?? { bucket: 0, afterHid: '' };
-    const reply = (await this.store.scripts.onEvent('holdList', eventId, [
-      from.bucket,
-      from.afterHid,
-      p.limit,
-      p.userId ?? '',
-      p.status ?? '',
-      MAX_BUCKETS_PER_PAGE,
-    ])) as [number, string, unknown[]];
+    const reply = (await this.store.scripts.onEvent('holdList', eventId, {
+      fromBucket: from.bucket,
+      afterHid: from.afterHid,
+      limit: p.limit,
+      userId: p.userId ?? '',
+      status: p.status ?? '',
+      maxBuckets: MAX_BUCKETS_PER_PAGE,
+    })) as [number, string, unknown[]];
     const next = Number(reply[0]);
     return {
       holds: reply[2].map((raw) => toHoldRecord(eventId, raw)),
@@ -107,8 +107,8 @@ export class StaffHoldStore {
     const reply = (await this.store.scripts.onEvent(
       'holdForceRelease',
       id.eventId,
-      [id.hid, p.fencingToken, p.action.id, this.ledgerTtlMs, ...described(p.action)],
-      [this.store.layout.staffLedgerKey(id.eventId)],
+      { hid: id.hid, fencingToken: p.fencingToken, ...this.described(p.action) },
+      this.ledger(id.eventId),
     )) as ScriptReply;
     if (reply[0] === 'OK') {
       await ack.confirm('force-release');
@@ -138,18 +138,16 @@ export class StaffHoldStore {
     const reply = (await this.store.scripts.onEvent(
       'bookingCancel',
       p.eventId,
-      [
+      {
         hid,
-        p.fencingToken,
-        p.action.id,
-        this.ledgerTtlMs,
-        ...described(p.action),
-        p.bookingId,
-        p.orderId,
-        p.userId,
-        ...p.seatIds,
-      ],
-      [this.store.layout.staffLedgerKey(p.eventId)],
+        fencingToken: p.fencingToken,
+        ...this.described(p.action),
+        bookingId: p.bookingId,
+        orderId: p.orderId,
+        userId: p.userId,
+        seatIds: p.seatIds,
+      },
+      this.ledger(p.eventId),
     )) as [string, string[]?];
     if (reply[0] !== 'OK') {
       return { ok: false, error: reply[0] as 'ACTION_CANCELLED' | 'STALE_FENCING_TOKEN' };
@@ -206,7 +204,9 @@ export class StaffHoldStore {
     let changed = 0;
     for (let i = 0; i < seatIds.length; i += 1000) {
       changed += Number(
-        await this.store.scripts.onEvent('seatsMarkBlocked', eventId, seatIds.slice(i, i + 1000)),
+        await this.store.scripts.onEvent('seatsMarkBlocked', eventId, {
+          seatIds: seatIds.slice(i, i + 1000),
+        }),
       );
     }
     return changed;
@@ -220,8 +220,8 @@ export class StaffHoldStore {
     const reply = (await this.store.scripts.onEvent(
       script,
       p.eventId,
-      [p.fencingToken, p.action.id, this.ledgerTtlMs, ...described(p.action), ...p.seatIds],
-      [this.store.layout.staffLedgerKey(p.eventId)],
+      { fencingToken: p.fencingToken, ...this.described(p.action), seatIds: p.seatIds },
+      this.ledger(p.eventId),
     )) as [string, unknown?];
     if (reply[0] === 'OK') {
       await ack.confirm(script === 'seatsBlock' ? 'block-seats' : 'unblock-seats');
@@ -243,13 +243,22 @@ export class StaffHoldStore {
     const outcome = (await this.store.scripts.onEvent(
       'staffActionSettle',
       eventId,
-      [actionId, this.ledgerTtlMs],
-      [this.store.layout.staffLedgerKey(eventId)],
+      { actionId, ledgerTtlMs: this.ledgerTtlMs },
+      this.ledger(eventId),
     )) as StaffActionOutcome;
     if (outcome === 'CANCELLED') {
       // the give-up must outlive a failover, or a late change could still land on a promoted replica
       await ack.confirm('staff-action-settle');
     }
     return outcome;
+  }
+
+  /** The event's staff-action ledger, the extra key of every staff script. */
+  private ledger(eventId: string) {
+    return { staffLedger: this.store.layout.staffLedgerKey(eventId) };
+  }
+
+  private described(action: StaffAction) {
+    return staffActionArguments(action, this.ledgerTtlMs);
   }
 }

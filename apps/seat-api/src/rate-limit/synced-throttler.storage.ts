@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nest
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { Cluster } from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import { keySlot, luaScript, LuaScriptSpec, REDIS_CLIENT, RedisClient, RedisScript } from '@app/redis';
+import { keySlot, LuaScript, REDIS_CLIENT, RedisClient } from '@app/redis';
 import { counter, gauge } from '@app/observability';
 
 /** How often an instance adds its new hits to Redis and learns the other instances' totals. */
@@ -20,16 +20,15 @@ const MAX_KEYS_PER_CALL = 1000;
 const COUNTER_GROUPS = 16;
 
 /**
- * The sync (synced-counter.lua): adds each counter's hits and answers the totals. KEYS the counters of one
- * slot; per counter, in KEYS order, the hits to add and the ms it must outlive its window by.
+ * The sync (synced-counter.lua): adds each counter's hits and answers the totals. `counters`: of one slot;
+ * `hitsAndOutlive`: per counter, in that order, the hits to add and the ms it must outlive its window by.
+ * Its key count is passed per call (routed by its first counter on a Cluster).
  */
-const SYNC_COUNTERS: LuaScriptSpec = {
+export const SYNC_SCRIPT = new LuaScript(__dirname, {
   file: 'synced-counter.lua',
-  keys: ['counter...'],
-  argv: ['hits, outliveMs...'],
-};
-/** Its key count is passed per call (RedisScript: routed by its first counter on a Cluster). */
-const SYNC_SCRIPT = new RedisScript(luaScript(__dirname, SYNC_COUNTERS));
+  keys: ['counters...'],
+  argv: ['hitsAndOutlive...'],
+} as const);
 
 const tracked = gauge('rate_limit_tracked_callers', 'Caller windows this instance keeps in memory');
 const refused = counter('rate_limit_refused_total', 'Requests refused with 429, by limit', ['limit']);
@@ -225,9 +224,9 @@ export class SyncedThrottlerStorage implements ThrottlerStorage, OnModuleInit, O
   }
 
   private syncCall(windows: Window[]): Promise<number[]> {
-    const keys = windows.map((w) => w.redisKey);
-    const args = windows.flatMap((w) => [w.inFlight, w.ttlMs * 2]);
-    return SYNC_SCRIPT.run(this.redis, keys, args) as Promise<number[]>;
+    const counters = windows.map((w) => w.redisKey);
+    const hitsAndOutlive = windows.flatMap((w) => [w.inFlight, w.ttlMs * 2]);
+    return SYNC_SCRIPT.run(this.redis, { counters }, { hitsAndOutlive }) as Promise<number[]>;
   }
 
   private reportFailures(failed: number): void {

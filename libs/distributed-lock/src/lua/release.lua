@@ -1,10 +1,10 @@
--- Deletes the lock keys that still carry our owner token and no other: a lock that expired and was
--- taken by someone else is never touched. KEYS = lock keys, ARGV[1] = owner token.
+-- Deletes the keys of KEY.lockKeys that still carry owner token ARG.owner and no other: a lock that
+-- expired and was taken by someone else is never touched.
 -- Reply = how many keys were ours (all of them: RELEASED; fewer: the lease had been lost).
 local n = 0
-for i = 1, #KEYS do
-  if redis.call('GET', KEYS[i]) == ARGV[1] then
-    redis.call('DEL', KEYS[i])
+for _, k in ipairs(KEY.lockKeys) do
+  if redis.call('GET', k) == ARG.owner then
+    redis.call('DEL', k)
     n = n + 1
   end
 end

@@ -1,14 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
-import { luaScript, REDIS_CLIENT } from '@app/redis';
+import { LuaScript, REDIS_CLIENT } from '@app/redis';
 import type { OutboxEntry } from './outbox-record';
 
 /** settle-with-malformed.lua: moves the malformed records of a batch aside and deletes the whole batch. */
-const SETTLE_WITH_MALFORMED = luaScript(__dirname, {
+export const SETTLE_WITH_MALFORMED = new LuaScript(__dirname, {
   file: 'settle-with-malformed.lua',
   keys: ['outbox', 'malformedOutbox'],
-  argv: ['malformedCount', 'malformedId...', 'otherId...'],
-});
+  argv: ['malformedCount', 'entryIds...'],
+} as const);
 
 /**
  * The relay's reads and deletes on a shard's outbox stream. Redis only: every error it throws is a
@@ -45,14 +45,10 @@ export class OutboxStreams {
       return;
     }
     const rest = ids.filter((id) => !malformed.includes(id));
-    await this.redis.eval(
-      SETTLE_WITH_MALFORMED,
-      2,
-      key,
-      `${key}:malformed`,
-      malformed.length,
-      ...malformed,
-      ...rest,
+    await SETTLE_WITH_MALFORMED.run(
+      this.redis,
+      { outbox: key, malformedOutbox: `${key}:malformed` },
+      { malformedCount: malformed.length, entryIds: [...malformed, ...rest] },
     );
   }
 }

@@ -1,12 +1,12 @@
 -- One confirm attempt's booking was not written and never will be: PostgreSQL holds that attempt's
--- ABANDONED marker (see holds/confirm/confirm-settlement.ts). ARGV[4] hid, [5] the attempt's fencing
--- token (the token its beginConfirm stored). Only that attempt is given up: a hold CONFIRMING under
+-- ABANDONED marker (see holds/confirm/confirm-settlement.ts). ARG.hid, ARG.fencingToken: the attempt's
+-- token (the one its beginConfirm stored; '' for whichever attempt). Only that attempt is given up: a hold CONFIRMING under
 -- another attempt (a newer confirm, begun since) answers HOLD_NOT_ACTIVE and is left alone.
 -- CONFIRMING -> ACTIVE again if time is left, else EXPIRED with its SeatExpired records.
-local h = load(ARGV[4])
+local h = load(ARG.hid)
 if not h then return { 'HOLD_NOT_FOUND' } end
 if h.status ~= 'CONFIRMING' then return { 'HOLD_NOT_ACTIVE', view(h) } end
-if ARGV[5] and h.fence ~= tonumber(ARGV[5]) then return { 'HOLD_NOT_ACTIVE', view(h) } end
+if ARG.fencingToken ~= '' and h.fence ~= tonumber(ARG.fencingToken) then return { 'HOLD_NOT_ACTIVE', view(h) } end
 h.status, h.order, h.deadline = 'ACTIVE', '', 0
 if h.expire <= NOW then
   expire(h)

@@ -1,7 +1,7 @@
 -- Builds the event's free-seat index (allocation-index.lua) from its layout and its seats hash as they
--- are now. ARGV[4] the event's orphan rule ('none' or 'no-single-gaps'), [5] '1' when this call
--- completes the index, [6..] six per row: rowKey, seats in the row, rank, section, category, and its
--- access string ('a' a wheelchair place, 'c' a companion seat, '.' neither, by seat number; '' for none).
+-- are now. ARG.orphanRule the event's orphan rule ('none' or 'no-single-gaps'), ARG.complete '1' when
+-- this call completes the index, ARG.rows six values per row: rowKey, seats in the row, rank, section,
+-- category, and its access string ('a' a wheelchair place, 'c' a companion seat, '.' neither, by seat number; '' for none).
 -- A large event is built in several calls (each blocks Redis for its rows only): a row already in the
 -- index is kept as it is (every seat change since keeps it right), so calls may overlap or repeat, and
 -- the index counts as built (meta `ax`) only once the last call is done. Replies {'OK'} |
@@ -21,8 +21,9 @@ local function flush()
   end
   rows, infos, runs = {}, {}, {}
 end
-for i = 6, #ARGV, 6 do
-  local rowKey, n, rank = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2]
+local R = ARG.rows
+for i = 1, #R, 6 do
+  local rowKey, n, rank = R[i], tonumber(R[i + 1]), R[i + 2]
   if redis.call('HEXISTS', K_ROWS, rowKey) == 0 then
     local ids = {}
     for k = 1, n do ids[k] = rowKey .. '-' .. k end
@@ -34,8 +35,8 @@ for i = 6, #ARGV, 6 do
     end
     local free = table.concat(chars)
     rows[#rows + 1], rows[#rows + 2] = rowKey, free
-    local access = ARGV[i + 5]
-    infos[#infos + 1], infos[#infos + 2] = rowKey, rank .. '|' .. ARGV[i + 3] .. '|' .. access .. '|' .. ARGV[i + 4]
+    local access = R[i + 5]
+    infos[#infos + 1], infos[#infos + 2] = rowKey, rank .. '|' .. R[i + 3] .. '|' .. access .. '|' .. R[i + 4]
     if string.find(access, 'a', 1, true) then redis.call('ZADD', base .. 'acc', rank, rowKey) end
     for q = 1, alloc_longest(free) do
       local members = runs[q] or {}
@@ -48,8 +49,8 @@ end
 flush()
 -- the rule only where no policy version put one (policy-version.lua): this build's may be older than a
 -- change made while it ran
-if ARGV[5] == '1' then
+if ARG.complete == '1' then
   redis.call('HSET', K_META, 'ax', '1')
-  redis.call('HSETNX', K_META, 'or', ARGV[4])
+  redis.call('HSETNX', K_META, 'or', ARG.orphanRule)
 end
 return { 'OK' }

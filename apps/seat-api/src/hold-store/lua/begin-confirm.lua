@@ -1,12 +1,12 @@
--- Step 1 of confirm, before the PostgreSQL write. ARGV[4] hid, [5] userId, [6] orderId, [7] fencing
--- token, [8] confirm timeout ms. ACTIVE and unexpired -> CONFIRMING until now + timeout: the sweeper
+-- Step 1 of confirm, before the PostgreSQL write: ARG.orderId of ARG.userId's hold ARG.hid, fenced by
+-- ARG.fencingToken, for ARG.confirmTimeoutMs. ACTIVE and unexpired -> CONFIRMING until now + timeout: the sweeper
 -- will not expire it meanwhile, and past the deadline the reconciler decides from PostgreSQL.
 -- A retry with the same orderId (CONFIRMING or CONFIRMED) answers OK.
 -- Refused with {'SEATS_LOST', hold, {seatId, now}...} when some seat is no longer the hold's (booked by
 -- someone else, see seats.lua own()): the booking could not be whole. Nothing is written then.
-local h = load(ARGV[4])
-if not h or h.user ~= ARGV[5] then return { 'HOLD_NOT_FOUND' } end
-local order, token, timeout = ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
+local h = load(ARG.hid)
+if not h or h.user ~= ARG.userId then return { 'HOLD_NOT_FOUND' } end
+local order, token, timeout = ARG.orderId, tonumber(ARG.fencingToken), tonumber(ARG.confirmTimeoutMs)
 if h.status == 'CONFIRMED' or h.status == 'CONFIRMING' then
   if h.order == order then return { 'OK', view(h) } end
   return { 'HOLD_NOT_ACTIVE', view(h) }

@@ -1,10 +1,10 @@
--- Best-available hold: picks `quantity` free seats side by side in one row and holds them, in one step.
--- ARGV[4] hid, [5] userId, [6] ttlMs, [7] maxLifetimeMs, [8] maxSeatsPerUser, [9] the policy version
--- the caller checked or '', [10] the hold's extension cap or '', [11] its ttl cap (ms) or '', [12] quantity
--- (1 .. ALLOCATION_MAX_SEATS), [13] section or '', [14] category or '', [15] '1' for wheelchair places and
--- their companion seats only (at least one place in the block), [16] '1' when an ordinary request may have
--- them once no block of other seats fits it (the event's accessibleSeatsForAll). KEYS[EVENT_SCRIPT_KEYS + 1]
--- is the prefix of the event's seat lock keys (its seat id appended: holds/seat-lock.ts).
+-- Best-available hold: picks ARG.quantity (1 .. ALLOCATION_MAX_SEATS) free seats side by side in one row
+-- and holds them for ARG.userId, in one step, under the terms the manifest's HOLD_TERMS name (as
+-- create-hold.lua). ARG.section and ARG.category ('' for any) filter the rows; ARG.accessible '1' asks for
+-- wheelchair places and their companion seats only (at least one place in the block);
+-- ARG.accessibleWhenOthersGone '1' lets an ordinary request have them once no block of other seats fits it
+-- (the event's accessibleSeatsForAll). KEY.seatLockPrefix is the prefix of the event's seat lock keys
+-- (its seat id appended: holds/seat-lock.ts).
 --
 -- The seat lock. A hold by seat ids locks its seats before its script runs (@DistributedLock); this one
 -- cannot, since its seats are known only here. It needs no lock of its own: the script is atomic, picks
@@ -20,22 +20,19 @@
 -- and a taken seat or the row's end, a gap of odd length beside it counting as one seat farther; the
 -- first row with such a block wins. When every block strands a
 -- seat, the best-ranked block anyway (the rule is "never an orphan when another choice exists").
--- Replies {'OK', hold} | {'NO_INDEX'} (build it: allocation-build.lua, and call again) |
--- {'SEATS_UNAVAILABLE', 'SOLD_OUT' | 'NOT_ENOUGH_TOGETHER', free seats that match, up to quantity} |
--- {'HOLD_LIMIT_EXCEEDED', held, limit} | {'POLICY_CHANGED', version} | {'EVENT_ENDED'}.
-local hid, user, ttl, lifetime = ARGV[4], ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
-local limit, q, section, category = tonumber(ARGV[8]), tonumber(ARGV[12]), ARGV[13], ARGV[14]
-local accessible = ARGV[15] == '1'
+-- Replies {'OK', hold, 1 when the shard's wake-up must come sooner else 0} | {'NO_INDEX'} (build it:
+-- allocation-build.lua, and call again) | {'SEATS_UNAVAILABLE', 'SOLD_OUT' | 'NOT_ENOUGH_TOGETHER', free
+-- seats that match, up to quantity} | {'HOLD_LIMIT_EXCEEDED', held, cap} | {'POLICY_CHANGED', version} |
+-- {'EVENT_ENDED'}.
+local q, section, category = tonumber(ARG.quantity), ARG.section, ARG.category
+local accessible = ARG.accessible == '1'
 -- a second search, over every free seat, for an ordinary request no block of other seats fits: so the
 -- places are sold at the end rather than left empty, yet never taken while other seats would do
-local othersGone = ARGV[16] == '1' and not accessible
+local othersGone = ARG.accessibleWhenOthersGone == '1' and not accessible
 local everyone = false
-local lockPrefix = KEYS[EVENT_SCRIPT_KEYS + 1]
-if event_ended() then return { 'EVENT_ENDED' } end
-if ARGV[9] ~= '' then
-  local pv = redis.call('HGET', K_META, 'pv')
-  if pv ~= ARGV[9] then return { 'POLICY_CHANGED', pv or '' } end
-end
+local lockPrefix = KEY.seatLockPrefix
+local refusal = new_hold_refusal()
+if refusal then return refusal end
 local base = alloc_base()
 local K_ROWS, K_ROWINFO = base .. 'rows', base .. 'rowinfo'
 if redis.call('HGET', K_META, 'ax') ~= '1' then return { 'NO_INDEX' } end
@@ -171,15 +168,13 @@ for i = pick, pick + q - 1 do
   if fence > highest then highest = fence end
 end
 
-local held, live = user_live_holds(user)
-if held + q > limit then return { 'HOLD_LIMIT_EXCEEDED', held, limit } end
+local live, over = user_cap(q)
+if not live then return over end
 
 -- a fresh token, above the counter and every fence these seats carry (see the seat lock above)
 local counter = tonumber(redis.call('GET', K_FENCE) or 0)
 local token = math.max(counter, highest) + 1
 redis.call('SET', K_FENCE, token)
 
-local h, sooner = hold_make(hid, user, seats, ttl, lifetime, token, tonumber(ARGV[10]) or -1,
-  tonumber(ARGV[11]) or 0, live)
--- third: 1 when the shard's wake-up must come sooner for this hold (as create-hold.lua)
+local h, sooner = hold_make(seats, token, live)
 return { 'OK', view(h), sooner and 1 or 0 }

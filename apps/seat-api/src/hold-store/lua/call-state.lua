@@ -1,11 +1,11 @@
--- Shared head of every hold script. KEYS: [1] seats, [2] holds (the prefix of its buckets), [3] due (the
--- head of its buckets), [4] users of one event, [5] the outbox stream of its shard, [6] the event's gc,
--- [7] the fencing counter its seat locks draw from (the shard's), [8] meta and [9] changes of the event
--- (the seat-map log), [10] due and [11] gc of the shard:
--- all under the shard's hash tag (see hold-keys.ts), so one slot. ARGV[1] = event id, ARGV[2] = public
--- hold-id prefix of the event, ARGV[3] = retention ms of ended holds; script-specific arguments start at
--- ARGV[4]. seat(), set_seat() and save() note every change, and log_changes() records them once the
--- script body is done (change-log.lua; hold-script.ts runs it after every script).
+-- Shared head of every hold script. Every call starts with the event's keys (manifest.ts EVENT_KEYS: its
+-- seats, holds (the prefix of its buckets), due (the head of its buckets), users, the outbox stream of its
+-- shard, its gc, the fencing counter its seat locks draw from (the shard's), its meta and changes (the
+-- seat-map log), and the shard's due and gc: all under the shard's hash tag (see hold-keys.ts), so one
+-- slot) and arguments (EVENT_ARGV: event id, public hold-id prefix, retention ms of ended holds), then
+-- the script's own; begin() copies the event's into the K_* variables below. seat(), set_seat() and
+-- save() note every change, and log_changes() records them once the script body is done
+-- (change-log.lua; hold-script.ts runs it after every script).
 --
 -- The shard sweep (sweep-shard.lua) visits several events in one call: use_event() points the per-event
 -- K_* variables (upvalues of every function here) and EVENT_ID / ID_PREFIX at another event of the shard,

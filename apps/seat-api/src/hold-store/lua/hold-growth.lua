@@ -1,5 +1,36 @@
--- A new hold: the user's cap, its record and its bucket growth (linear hashing, hold-buckets.lua), for
--- every script that makes a hold (create-hold.lua, best-available.lua).
+-- A new hold: the checks it passes, the user's cap, its record and its bucket growth (linear hashing,
+-- hold-buckets.lua), for every script that makes a hold (create-hold.lua, best-available.lua), and the
+-- conflict rule they share with the lock-free read of seat-conflicts.lua.
+
+-- What refuses any new hold before its seats are looked at, or nil: the event is over by Redis time
+-- (event-retention.lua: {'EVENT_ENDED'}), or the policy version the caller checked the hold against
+-- (ARG.policyVersion, '' for none) is no longer the event's (meta `pv`, raised by every change of the
+-- event's settings, sales closed or cancelled included, before that change answers):
+-- {'POLICY_CHANGED', the current version or ''}. Before the policy: an event over has no version left.
+local function new_hold_refusal()
+  if event_ended() then return { 'EVENT_ENDED' } end
+  if ARG.policyVersion ~= '' then
+    local pv = redis.call('HGET', K_META, 'pv')
+    if pv ~= ARG.policyVersion then return { 'POLICY_CHANGED', pv or '' } end
+  end
+  return nil
+end
+
+-- Why seat `s` cannot be taken now, or nil: 'BOOKED'; 'HELD' while its hold's expireAt is in the future, or
+-- while that hold is being confirmed (a CONFIRMING hold keeps its seats past expireAt until the confirm
+-- is decided). A hold whose time ran out is expired on the spot when `settle_lapsed` (with its
+-- SeatExpired records), else only read. Also returns the seat's fence and its hid (BLOCKED_HID for a seat
+-- staff blocked, which counts as BOOKED: block-seats.lua).
+local function seat_taken(s, settle_lapsed)
+  local state, owner, exp, fence = seat(s)
+  if state == 'B' then return 'BOOKED', fence, owner end
+  if state ~= 'H' then return nil, fence, owner end
+  if exp > NOW then return 'HELD', fence, owner end
+  local h = load(owner)
+  if settle_lapsed then settle(h) end
+  if h and h.status == 'CONFIRMING' then return 'HELD', fence, owner end
+  return nil, fence, owner
+end
 
 -- Splits bucket p into p and p + 2^L: moves the records and due entries whose code says so, in one
 -- HSET / HDEL / ZADD / ZREM per key. Only this bucket's entries move.
@@ -61,14 +92,26 @@ local function user_live_holds(user)
   return held, live
 end
 
--- Makes hold `hid` of `user` on `seats` (free, locked, fenced by `token`): its record, the seats held
--- until it expires, its due entry, its HoldCreated record, and the user's live holds (`live`, from
--- user_live_holds) with it. `mx`, `mt`: the show's most extensions and total lifetime for it. Returns the
--- hold and whether the shard's wake-up must come sooner for it.
-local function hold_make(hid, user, seats, ttl, lifetime, token, mx, mt, live)
-  local h = { hid = hid, user = user, status = 'ACTIVE', seats = seats, created = NOW, expire = NOW + ttl,
-              max = NOW + lifetime, ext = 0, fence = token, order = '', ended = 0, deadline = 0,
-              mx = mx, mt = mt }
+-- The user's live holds (user_live_holds), or nil and the refusal when `count` more seats would pass the
+-- user's cap (ARG.maxSeatsPerUser): {'HOLD_LIMIT_EXCEEDED', seats held, cap}.
+local function user_cap(count)
+  local held, live = user_live_holds(ARG.userId)
+  local cap = tonumber(ARG.maxSeatsPerUser)
+  if held + count > cap then return nil, { 'HOLD_LIMIT_EXCEEDED', held, cap } end
+  return live
+end
+
+-- Makes the call's hold (ARG.hid of ARG.userId, under the terms the manifest's HOLD_TERMS name) on
+-- `seats` (free, locked, fenced by `token`): its record, the seats held until it expires, its due entry,
+-- its HoldCreated record, and the user's live holds (`live`, from user_live_holds) with it. The caps
+-- ('' for the deployment's) are the hold's own terms, kept in its record: a later change of the event's
+-- settings does not change them. Returns the hold and whether the shard's wake-up must come sooner for it.
+local function hold_make(seats, token, live)
+  local hid, user = ARG.hid, ARG.userId
+  local h = { hid = hid, user = user, status = 'ACTIVE', seats = seats, created = NOW,
+              expire = NOW + tonumber(ARG.ttlMs), max = NOW + tonumber(ARG.maxLifetimeMs), ext = 0,
+              fence = token, order = '', ended = 0, deadline = 0,
+              mx = tonumber(ARG.maxExtensions) or -1, mt = tonumber(ARG.maxTtlMs) or 0 }
   if h.expire > h.max then h.expire = h.max end
   set_seats(seats, 'H', hid, h.expire, token)
   save(h)

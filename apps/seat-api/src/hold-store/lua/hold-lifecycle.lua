@@ -37,18 +37,23 @@ local function seats_change(kind, seats, action)
     S.actionId, action, S.at, NOW)
 end
 
--- Marks staff action `action` applied ('A') in the event's staff ledger, kept `ttl` ms, and records its
--- StaffActionRecorded for the seat.status topic in the same step: the stream tells of exactly the actions
--- whose change was made (none for one given up or refused), as the audit's entry settled from this mark
--- does. ARGV[first..first+3]: the actor, the audit's action name, the target and the reason ('' for none).
-local function staff_applied(ledger, action, ttl, first)
-  redis.call('HSET', ledger, action, 'A')
-  redis.call('PEXPIRE', ledger, ttl)
+-- The call's staff action (the manifest's STAFF_ACTION arguments, and the event's staff ledger KEY.staffLedger:
+-- action id -> 'A' applied or 'X' given up, settle-staff-action.lua): its mark in the ledger, if any.
+local function staff_mark()
+  return redis.call('HGET', KEY.staffLedger, ARG.actionId)
+end
+
+-- Marks the call's staff action applied ('A') in the event's staff ledger, kept ARG.ledgerTtlMs, and
+-- records its StaffActionRecorded for the seat.status topic in the same step: the stream tells of exactly
+-- the actions whose change was made (none for one given up or refused), as the audit's entry settled
+-- from this mark does.
+local function staff_applied()
+  redis.call('HSET', KEY.staffLedger, ARG.actionId, 'A')
+  redis.call('PEXPIRE', KEY.staffLedger, ARG.ledgerTtlMs)
   if SEAT_STATUS_STREAM == 0 then return end
   local S = SEAT_STATUS_FIELDS
-  redis.call('XADD', K_OUTBOX, '*', S.type, SEAT_STATUS.STAFF, S.eventId, EVENT_ID, S.actionId, action,
-    S.actor, ARGV[first], S.action, ARGV[first + 1], S.target, ARGV[first + 2], S.reason, ARGV[first + 3],
-    S.at, NOW)
+  redis.call('XADD', K_OUTBOX, '*', S.type, SEAT_STATUS.STAFF, S.eventId, EVENT_ID, S.actionId, ARG.actionId,
+    S.actor, ARG.actor, S.action, ARG.auditAction, S.target, ARG.target, S.reason, ARG.reason, S.at, NOW)
 end
 
 -- Frees the seats of a hold whose time ran out and records one SeatExpired per seat in the outbox,
@@ -76,4 +81,17 @@ end
 local function settle(h)
   if h and h.status == 'ACTIVE' and h.expire <= NOW then expire(h) end
   return h
+end
+
+-- Releases ACTIVE hold h with fencing token `token` (its owner's release, a staff force release): frees
+-- the seats it still holds and records its HoldReleased with `reason` (RELEASE_REASON). False, and
+-- nothing written, when the token is stale (fence_ok).
+local function release(h, token, reason)
+  local mine, highest = held_seats(h)
+  if not fence_ok(highest, token) then return false end
+  set_seats(mine, 'F', '', 0, token)
+  h.fence = token
+  finish(h, 'RELEASED')
+  status_change(SEAT_STATUS.RELEASED, h, mine, SEAT_STATUS_FIELDS.reason, reason)
+  return true
 end

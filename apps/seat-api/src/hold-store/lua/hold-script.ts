@@ -1,40 +1,24 @@
 import { createHash } from 'node:crypto';
-import { LOCK_OWNED_LUA } from '@app/distributed-lock';
-import { luaConstants, LuaScriptSpec, readLua } from '@app/redis';
-import { HOLD_CONSTANTS, HOLD_HELPERS } from './manifest';
+import { LOCK_OWNED_LUA_FILE } from '@app/distributed-lock';
+import { luaConstants, luaReader, LuaScriptSpec, NAMED_ARGUMENTS_LUA, readLua } from '@app/redis';
+import { eventScriptSpec, HOLD_CONSTANTS, HOLD_HELPERS } from './manifest';
 
 /**
- * What every hold script runs on: the manifest's constants, the lock library's ownership check
- * (LOCK_OWNED_LUA, its documented contract for a store's own scripts) and the helper files.
+ * What every hold script runs on: the manifest's constants, the reader of each call's keys and arguments
+ * by name (KEY, ARG: NAMED_ARGUMENTS_LUA), the lock library's ownership check (LOCK_OWNED_LUA_FILE, its
+ * documented contract for a store's own scripts) and the helper files.
  * `statusStream`: whether the scripts record their changes for the seat.status topic
  * (SEAT_STATUS_STREAM_ENABLED); a constant of the code, so the library's name differs with it.
  */
 export function holdDefinitions(statusStream = true): string {
   return [
     luaConstants({ ...HOLD_CONSTANTS, SEAT_STATUS_STREAM: statusStream ? 1 : 0 }),
-    LOCK_OWNED_LUA,
+    NAMED_ARGUMENTS_LUA,
+    "-- per call: the call's keys and arguments by name (set by each function wrapper before begin())",
+    'local KEY, ARG',
+    readLua(__dirname, LOCK_OWNED_LUA_FILE),
     ...HOLD_HELPERS.map((file) => readLua(__dirname, file)),
   ].join('\n');
-}
-
-export const HOLD_DEFINITIONS = holdDefinitions();
-
-/**
- * A hold script's body (a file of this folder, or a test's own Lua) as one EVAL: the definitions, begin(),
- * then the body as a function, so whichever `return` it leaves by, the changes it made are recorded in the
- * seat-map change log before the reply goes out (log_changes(), change-log.lua). For tests and rare
- * scripts: the store's own run as functions of the library below, which defines everything once.
- */
-export function holdScript(body: string): string {
-  return `${HOLD_DEFINITIONS}
-begin()
-local function script_body()
-${body}
-end
-local reply = script_body()
-log_changes()
-return reply
-`;
 }
 
 export interface HoldLibrary {
@@ -58,12 +42,13 @@ export interface HoldLibrary {
  * the code, so during a rolling deploy each version calls its own functions.
  */
 export function holdLibrary(
-  scripts: Record<string, Pick<LuaScriptSpec, 'file'>>,
+  scripts: Record<string, Pick<LuaScriptSpec, 'file' | 'keys' | 'argv'>>,
   statusStream = true,
 ): HoldLibrary {
   const definitions = holdDefinitions(statusStream);
   const bodies = Object.entries(scripts).map(
-    ([name, spec]) => [name, readLua(__dirname, spec.file)] as const,
+    ([name, spec]) =>
+      [name, readLua(__dirname, spec.file), luaReader(eventScriptSpec(spec), 'keys', 'args')] as const,
   );
   const hash = createHash('sha1')
     .update(definitions)
@@ -72,19 +57,14 @@ export function holdLibrary(
     .slice(0, 12);
   const name = `seathold_${hash}`;
   const functions: Record<string, string> = {};
-  const parts = [
-    `#!lua name=${name}`,
-    '-- per call: set by each function wrapper before begin()',
-    'local KEYS, ARGV',
-    definitions,
-  ];
-  for (const [script, body] of bodies) {
+  const parts = [`#!lua name=${name}`, definitions];
+  for (const [script, body, reader] of bodies) {
     const fn = `${script}_${hash}`;
     functions[script] = fn;
     parts.push(
       `local function body_${script}()\n${body}\nend`,
       `redis.register_function('${fn}', function(keys, args)
-  KEYS, ARGV = keys, args
+  ${reader.trim()}
   begin()
   local reply = body_${script}()
   log_changes()

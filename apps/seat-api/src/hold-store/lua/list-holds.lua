@@ -1,12 +1,12 @@
--- Read-only: one page of an event's holds, for staff (holds/admin). ARGV[4] first bucket, [5] hid after
--- which that bucket resumes ('' for its start), [6] page size, [7] userId or '', [8] status or '' (as
--- clients see it: an ACTIVE hold past its expireAt is EXPIRED, a CONFIRMING one ACTIVE), [9] at most this
--- many buckets read. Replies {next bucket, hid to resume after, {hold...}}; next bucket -1: no more.
+-- Read-only: one page of an event's holds, for staff (holds/admin). ARG.fromBucket the first bucket,
+-- ARG.afterHid the hid after which that bucket resumes ('' for its start), ARG.limit the page size,
+-- ARG.userId or '', ARG.status or '' (as clients see it: an ACTIVE hold past its expireAt is EXPIRED, a
+-- CONFIRMING one ACTIVE), ARG.maxBuckets at most this many buckets read. Replies {next bucket, hid to resume after, {hold...}}; next bucket -1: no more.
 -- A page walks the hold buckets (hold-buckets.lua) in order and each bucket's holds by hid, so the work of
 -- one call is bounded whatever the event's size. Buckets only ever split into a higher bucket, so a hold
 -- is never skipped; one moved by a split between two pages may be listed twice.
-local bucket, after, limit = tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6])
-local user, status, max_buckets = ARGV[7], ARGV[8], tonumber(ARGV[9])
+local bucket, after, limit = tonumber(ARG.fromBucket), ARG.afterHid, tonumber(ARG.limit)
+local user, status, max_buckets = ARG.userId, ARG.status, tonumber(ARG.maxBuckets)
 buckets_ready()
 local count, found, read = HB_M + HB_P, {}, 0
 while bucket < count and read < max_buckets do

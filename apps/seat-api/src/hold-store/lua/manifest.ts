@@ -24,9 +24,9 @@ import type { LuaScriptSpec } from '@app/redis';
 export const HOLD_LUA_DIR = __dirname;
 
 /**
- * KEYS of every event script (call-state.lua): all under the shard's hash tag (hold-keys.ts), so one slot.
- * `fence` is the fencing counter the event's seat locks draw from (the shard's); `shardDue`, `shardGc`
- * are the shard's indexes of events.
+ * KEYS of every event script, first in each call (call-begin.lua reads them): all under the shard's hash
+ * tag (hold-keys.ts), so one slot. `fence` is the fencing counter the event's seat locks draw from (the
+ * shard's); `shardDue`, `shardGc` are the shard's indexes of events.
  */
 export const EVENT_KEYS = [
   'seats',
@@ -42,11 +42,8 @@ export const EVENT_KEYS = [
   'shardGc',
 ] as const;
 
-/** ARGV[1..3] of every event script; a script's own arguments start at ARGV[4]. */
+/** ARGV of every event script, first in each call; a script's own arguments follow. */
 export const EVENT_ARGV = ['eventId', 'holdIdPrefix', 'retentionMs'] as const;
-
-/** KEYS of an event script; the shard sweep declares one more (the shard's events index). */
-export const EVENT_SCRIPT_KEYS = EVENT_KEYS.length;
 
 /**
  * The users hash has one field per bucket of users: this many hex digits of the userId's SHA-1, so 4,096
@@ -83,7 +80,6 @@ export const BLOCKED_HID = '!';
 
 /** What the hold scripts' Lua reads as constants (declared ahead of the helpers). */
 export const HOLD_CONSTANTS = {
-  EVENT_SCRIPT_KEYS,
   USER_BUCKET_HEX_DIGITS,
   HOLD_STATUS: HOLD_STATUS_CODES,
   HOLD_STATUS_NAMES: Object.fromEntries(
@@ -119,7 +115,7 @@ export const HOLD_CONSTANTS = {
 /**
  * What every hold script runs on, in order (a file uses what the files before it define): the library
  * defines these once, an EVAL of a hold script runs them on every call. The lock library's
- * LOCK_OWNED_LUA comes first (hold-script.ts).
+ * LOCK_OWNED_LUA_FILE comes first (hold-script.ts).
  */
 export const HOLD_HELPERS = [
   'call-state.lua',
@@ -138,11 +134,31 @@ export const HOLD_HELPERS = [
   'call-begin.lua',
 ] as const;
 
-const event = (file: string, argv: readonly string[], moreKeys: readonly string[] = []): LuaScriptSpec => ({
-  file,
-  keys: [...EVENT_KEYS, ...moreKeys],
-  argv: [...EVENT_ARGV, ...argv],
-});
+/**
+ * One script on one event's keys: its own KEYS and ARGV, after the event's (EVENT_KEYS, EVENT_ARGV), which
+ * HoldScripts fills in. `keys` here are keys of the same slot the script reads besides the event's.
+ */
+const event = <const A extends readonly string[], const K extends readonly string[] = readonly []>(
+  file: string,
+  argv: A,
+  keys: K = [] as unknown as K,
+) => ({ file, argv, keys });
+
+/** The terms a new hold is made under (HoldTerms): the event's policy version and limits, kept in its record. */
+const HOLD_TERMS = [
+  'ttlMs',
+  'maxLifetimeMs',
+  'maxSeatsPerUser',
+  'policyVersion',
+  'maxExtensions',
+  'maxTtlMs',
+] as const;
+
+/**
+ * An audited staff action a script applies (StaffAction): its id and what its audit entry records, and how
+ * long the event's staff ledger keeps its mark (hold-lifecycle.lua staff_applied reads these names).
+ */
+const STAFF_ACTION = ['actionId', 'ledgerTtlMs', 'actor', 'auditAction', 'target', 'reason'] as const;
 
 /** The scripts the store runs on one event's keys: functions of the hold library. */
 export const EVENT_SCRIPTS = {
@@ -151,24 +167,14 @@ export const EVENT_SCRIPTS = {
     [
       'hid',
       'userId',
-      'ttlMs',
-      'maxLifetimeMs',
-      'maxSeatsPerUser',
+      ...HOLD_TERMS,
       'fencingToken',
       'lockOwner',
       'letGoOfLock',
-      'policyVersion',
-      'maxExtensions',
-      'maxTtlMs',
-      'actionId',
-      'ledgerTtlMs',
-      'actor',
-      'auditAction',
-      'target',
-      'reason',
-      'seatId...',
+      ...STAFF_ACTION,
+      'seatIds...',
     ],
-    ['staffLedger', 'seatLockKey...'],
+    ['staffLedger', 'seatLockKeys...'],
   ),
   // best available (holds/allocation): picks and holds in one step; the index it reads, built once per event
   holdBestAvailable: event(
@@ -176,24 +182,19 @@ export const EVENT_SCRIPTS = {
     [
       'hid',
       'userId',
-      'ttlMs',
-      'maxLifetimeMs',
-      'maxSeatsPerUser',
-      'policyVersion',
-      'maxExtensions',
-      'maxTtlMs',
+      ...HOLD_TERMS,
       'quantity',
       'section',
       'category',
       'accessible',
+      'accessibleWhenOthersGone',
     ],
     ['seatLockPrefix'],
   ),
-  allocationBuild: event('allocation-build.lua', [
-    'orphanRule',
-    'complete',
-    'rowKey, seats, rank, section, category, access...',
-  ]),
+  // each row: rowKey, seats, rank, section, category, access (AllocationStore.buildIndex)
+  allocationBuild: event('allocation-build.lua', ['orphanRule', 'complete', 'rows...']),
+  // the lock-free read of which seats are taken (a busy seat lock, a flash sale's precheck): writes nothing
+  seatConflicts: event('seat-conflicts.lua', ['seatIds...']),
   holdRead: event('read-hold.lua', ['hid']),
   holdExtend: event('extend-hold.lua', [
     'hid',
@@ -213,82 +214,48 @@ export const EVENT_SCRIPTS = {
   ]),
   holdFinishConfirm: event('finish-confirm.lua', ['hid', 'orderId']),
   holdAbandonConfirm: event('abandon-confirm.lua', ['hid', 'fencingToken']),
-  holdMarkBooked: event('mark-booked.lua', ['seatId...']),
-  seatsMarkBlocked: event('mark-blocked.lua', ['seatId...']),
+  holdMarkBooked: event('mark-booked.lua', ['seatIds...']),
+  seatsMarkBlocked: event('mark-blocked.lua', ['seatIds...']),
   eventPolicyVersion: event('policy-version.lua', ['mode', 'version', 'orphanRule']),
   eventLiveHolds: event('live-holds.lua', ['fromBucket', 'maxEntries']),
   // staff actions (holds/admin): reads of any hold, and changes applied at most once per audited action
   holdList: event('list-holds.lua', ['fromBucket', 'afterHid', 'limit', 'userId', 'status', 'maxBuckets']),
-  holdForceRelease: event(
-    'force-release.lua',
-    ['hid', 'fencingToken', 'actionId', 'ledgerTtlMs', 'actor', 'auditAction', 'target', 'reason'],
-    ['staffLedger'],
-  ),
+  holdForceRelease: event('force-release.lua', ['hid', 'fencingToken', ...STAFF_ACTION], ['staffLedger']),
   staffActionSettle: event('settle-staff-action.lua', ['actionId', 'ledgerTtlMs'], ['staffLedger']),
-  seatsBlock: event(
-    'block-seats.lua',
-    ['fencingToken', 'actionId', 'ledgerTtlMs', 'actor', 'auditAction', 'target', 'reason', 'seatId...'],
-    ['staffLedger'],
-  ),
-  seatsUnblock: event(
-    'unblock-seats.lua',
-    ['fencingToken', 'actionId', 'ledgerTtlMs', 'actor', 'auditAction', 'target', 'reason', 'seatId...'],
-    ['staffLedger'],
-  ),
+  seatsBlock: event('block-seats.lua', ['fencingToken', ...STAFF_ACTION, 'seatIds...'], ['staffLedger']),
+  seatsUnblock: event('unblock-seats.lua', ['fencingToken', ...STAFF_ACTION, 'seatIds...'], ['staffLedger']),
   bookingCancel: event(
     'cancel-booking.lua',
-    [
-      'hid',
-      'fencingToken',
-      'actionId',
-      'ledgerTtlMs',
-      'actor',
-      'auditAction',
-      'target',
-      'reason',
-      'bookingId',
-      'orderId',
-      'userId',
-      'seatId...',
-    ],
+    ['hid', 'fencingToken', ...STAFF_ACTION, 'bookingId', 'orderId', 'userId', 'seatIds...'],
     ['staffLedger'],
   ),
-} as const satisfies Record<string, LuaScriptSpec>;
+  /**
+   * The shard sweep: the event's KEYS carry the shard's due key as a placeholder (use_event() points them
+   * at each event it visits), and `eventId` / `holdIdPrefix` are ''.
+   */
+  holdSweepShard: event(
+    'sweep-shard.lua',
+    ['batchSize', 'stuckRecheckMs', 'maxRemovedEvents', 'eventRecheckMs'],
+    ['shardEvents'],
+  ),
+} as const;
 
-/**
- * The shard sweep, also a function of the hold library: the per-event KEYS carry the shard's due key as a
- * placeholder (use_event() points them at each event it visits), and `eventId` / `holdIdPrefix` are ''.
- */
-export const SWEEP_SHARD = event(
-  'sweep-shard.lua',
-  ['batchSize', 'stuckRecheckMs', 'maxRemovedEvents', 'eventRecheckMs'],
-  ['shardEvents'],
-);
+/** The whole KEYS and ARGV of an event script: the event's, then its own. */
+export function eventScriptSpec(own: { file: string; keys: readonly string[]; argv: readonly string[] }) {
+  return { file: own.file, keys: [...EVENT_KEYS, ...own.keys], argv: [...EVENT_ARGV, ...own.argv] };
+}
 
 /** Hold-bucket readers outside the library (EVALSHA): they share its bucket rule and status codes. */
 const BUCKET_READER = { uses: ['hold-buckets.lua'], constants: { HOLD_STATUS: HOLD_STATUS_CODES } };
 
-/** The lock-free conflict read (seat-conflicts.ts). */
-export const SEAT_CONFLICTS: LuaScriptSpec = {
-  file: 'seat-conflicts.lua',
-  keys: ['seats', 'holds', 'meta'],
-  argv: ['seatId...'],
-  ...BUCKET_READER,
-};
-
-/** What seat-map readers run (seat-change-log.ts): KEYS are one event's. */
-const SEAT_MAP_KEYS = ['meta', 'changes', 'seats', 'holds'];
+/** What seat-map readers run (seat-change-log.ts), on one event's keys. */
 export const SEAT_MAP_SCRIPTS = {
-  seatMapChanges: { file: 'seat-map-changes.lua', keys: SEAT_MAP_KEYS, argv: ['fromVersion', 'max'] },
+  seatMapChanges: { file: 'seat-map-changes.lua', keys: ['meta', 'changes'], argv: ['fromVersion', 'max'] },
   seatMapHoldStatuses: {
     file: 'seat-map-hold-statuses.lua',
-    keys: SEAT_MAP_KEYS,
-    argv: ['hid...'],
+    keys: ['meta', 'holds'],
+    argv: ['hids...'],
     ...BUCKET_READER,
   },
-  seatMapSetCounts: {
-    file: 'seat-map-set-counts.lua',
-    keys: SEAT_MAP_KEYS,
-    argv: ['version', 'held', 'booked'],
-  },
+  seatMapSetCounts: { file: 'seat-map-set-counts.lua', keys: ['meta'], argv: ['version', 'held', 'booked'] },
 } as const satisfies Record<string, LuaScriptSpec>;

@@ -1,4 +1,4 @@
--- Repair from PostgreSQL: marks seats BOOKED (keeps their fencing tokens). ARGV[4..] seat ids.
+-- Repair from PostgreSQL: marks seats BOOKED (keeps their fencing tokens). ARG.seatIds.
 -- The booking wins. A seat not yet BOOKED becomes 'B' with no hold id: the booking's hold is not known
 -- here, and keeping the id of a hold that merely held the seat would let that hold's extend, release or
 -- expiry take the seat back. A live hold that held it thus loses it (seats.lua own()): its extend and
@@ -7,10 +7,10 @@
 -- An event whose keys the sweep deleted is not written (event-retention.lua): 0.
 if event_removed() then return 0 end
 local n = 0
-for i = 4, #ARGV do
-  local state, _, _, fence = seat(ARGV[i])
+for _, s in ipairs(ARG.seatIds) do
+  local state, _, _, fence = seat(s)
   if state ~= 'B' then
-    set_seat(ARGV[i], 'B', '', 0, fence)
+    set_seat(s, 'B', '', 0, fence)
     n = n + 1
   end
 end

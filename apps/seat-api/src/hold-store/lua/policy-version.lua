@@ -1,17 +1,17 @@
 -- The event's policy version in its meta hash (`pv`), which create-hold.lua checks every hold against.
--- ARGV[4] 'raise' or 'drop', [5] a version, [6] (raise) that version's orphan rule. raise: stores it
+-- ARG.mode 'raise' or 'drop', ARG.version, ARG.orphanRule (raise: that version's rule; drop: ''). raise: stores it
 -- unless the stored one is as high: versions only go up, so an instance that loaded an older policy never
 -- puts it back over a newer change. The rule goes with it (meta `or`, allocation-index.lua), in this one
 -- step: a hold by seat ids made under a version (create-hold.lua) is checked against its rule. drop:
 -- deletes it if it is that version (a change whose PostgreSQL commit failed: the next hold then reloads
 -- the policy from PostgreSQL). Replies the version stored afterwards, '' for none.
 -- An event whose keys the sweep deleted is not written again (event-retention.lua): raise stores nothing.
-if ARGV[4] == 'raise' and event_removed() then return '' end
-local v, pv = tonumber(ARGV[5]), redis.call('HGET', K_META, 'pv')
-if ARGV[4] == 'raise' then
+if ARG.mode == 'raise' and event_removed() then return '' end
+local v, pv = tonumber(ARG.version), redis.call('HGET', K_META, 'pv')
+if ARG.mode == 'raise' then
   if not pv or tonumber(pv) < v then
-    redis.call('HSET', K_META, 'pv', ARGV[5], 'or', ARGV[6])
-    return ARGV[5]
+    redis.call('HSET', K_META, 'pv', ARG.version, 'or', ARG.orphanRule)
+    return ARG.version
   end
   return pv
 end

@@ -1,4 +1,4 @@
--- Read-only. ARGV[4] hid. Replies {'OK', hold} or {'HOLD_NOT_FOUND'}; an unswept expired hold reads EXPIRED.
-local h = load(ARGV[4])
+-- Read-only: hold ARG.hid. Replies {'OK', hold} or {'HOLD_NOT_FOUND'}; an unswept expired hold reads EXPIRED.
+local h = load(ARG.hid)
 if not h then return { 'HOLD_NOT_FOUND' } end
 return { 'OK', view(h) }

@@ -1,13 +1,12 @@
 -- Decides a staff action whose outcome its caller never learnt (Redis failed or timed out under it, or the
--- process died): ARGV[4] action id, [5] how long the ledger is kept (ms); KEYS[EVENT_SCRIPT_KEYS + 1] the
--- event's staff-action ledger (force-release.lua). Replies 'APPLIED' when the action's change was made;
+-- process died): ARG.actionId, in the event's staff-action ledger KEY.staffLedger (kept ARG.ledgerTtlMs;
+-- hold-lifecycle.lua staff_mark). Replies 'APPLIED' when the action's change was made;
 -- otherwise marks the action given up, so that its change can never be made afterwards (a command still
 -- on its way is refused), and replies 'CANCELLED'. Either answer is final.
-local ledger, action = KEYS[EVENT_SCRIPT_KEYS + 1], ARGV[4]
-local mark = redis.call('HGET', ledger, action)
+local mark = staff_mark()
 if mark == 'A' then return 'APPLIED' end
 if mark ~= 'X' then
-  redis.call('HSET', ledger, action, 'X')
-  redis.call('PEXPIRE', ledger, ARGV[5])
+  redis.call('HSET', KEY.staffLedger, ARG.actionId, 'X')
+  redis.call('PEXPIRE', KEY.staffLedger, ARG.ledgerTtlMs)
 end
 return 'CANCELLED'

@@ -1,12 +1,13 @@
--- One sweeper step for one shard. Declared KEYS are the shard's (see hold-keys.ts): [5] outbox, [7] fence
--- counter, [10] due, [11] gc, [12] events; the per-event positions carry the shard's due key as a
--- placeholder, since use_event() points them at each event this step visits. The event keys are built
+-- One sweeper step for one shard. The keys that count are the shard's (see hold-keys.ts): KEY.outbox,
+-- KEY.fence, KEY.shardDue, KEY.shardGc, KEY.shardEvents; the per-event ones carry the shard's due key as
+-- a placeholder, since use_event() points them at each event this step visits. The event keys are built
 -- here from the shard's key (hold-index.lua use_event): same {s<k>} hash tag, same Cluster slot, so the whole
 -- step is one atomic script on one slot whatever the number of events it visits.
 --
--- ARGV[4] batch size (holds expired or forgotten per step, over all events), [5] ms before a stuck
--- CONFIRMING hold is reported again, [6] events at most removed per step, [7] least ms before an ended
--- event with a live hold is looked at again (else when its last live hold is due).
+-- ARG.batchSize: holds expired or forgotten per step, over all events; ARG.stuckRecheckMs: ms before a
+-- stuck CONFIRMING hold is reported again; ARG.maxRemovedEvents: events at most removed per step;
+-- ARG.eventRecheckMs: least ms before an ended event with a live hold is looked at again (else when its
+-- last live hold is due).
 --
 --   1. due: the shard's due head (events whose earliest due time passed), then each event's due head
 --      (its hold buckets whose earliest due time passed, hold-buckets.lua), then each such bucket's
@@ -28,9 +29,9 @@
 --      forgotten.
 --
 -- Replies {expiredHolds, expiredSeats, forgottenHolds, removedEvents, more, stuck...}.
-local batch, recheck = tonumber(ARGV[4]), tonumber(ARGV[5])
-local maxRemoved, eventRecheck = tonumber(ARGV[6]), tonumber(ARGV[7])
-local K_SEVENTS = KEYS[12]
+local batch, recheck = tonumber(ARG.batchSize), tonumber(ARG.stuckRecheckMs)
+local maxRemoved, eventRecheck = tonumber(ARG.maxRemovedEvents), tonumber(ARG.eventRecheckMs)
+local K_SEVENTS = KEY.shardEvents
 local budget = batch
 local holds, seats, forgotten, removed, more, stuck = 0, 0, 0, 0, false, {}
 

@@ -1,23 +1,22 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
-import { luaScript, LuaScriptSpec, REDIS_CLIENT } from '@app/redis';
+import { LuaScript, REDIS_CLIENT } from '@app/redis';
 
 const DAY_MS = 24 * 3600 * 1000;
 /** How long a claim may stay in flight before another request may take it over (a crashed instance). */
 const IN_FLIGHT_MS = 30_000;
 
-const CLAIM_KEY: LuaScriptSpec = {
+export const CLAIM_KEY = new LuaScript(__dirname, {
   file: 'claim-key.lua',
   keys: ['key'],
   argv: ['fingerprint', 'claim', 'inFlightMs'],
-};
-const FREE_CLAIM: LuaScriptSpec = { file: 'free-claim.lua', keys: ['key'], argv: ['claim'] };
-
-type Scripts = {
-  idemClaim(key: string, fingerprint: string, claim: string, inFlightMs: number): Promise<string[]>;
-  idemFree(key: string, claim: string): Promise<number>;
-};
+} as const);
+export const FREE_CLAIM = new LuaScript(__dirname, {
+  file: 'free-claim.lua',
+  keys: ['key'],
+  argv: ['claim'],
+} as const);
 
 /**
  * One request's hold on one Idempotency-Key: the Redis key, the request's fingerprint, and the value its
@@ -35,15 +34,7 @@ export type Claim =
 
 @Injectable()
 export class IdempotencyService {
-  private readonly scripts: Scripts;
-
-  constructor(@Inject(REDIS_CLIENT) private readonly redis: Redis) {
-    if (!('idemClaim' in redis)) {
-      redis.defineCommand('idemClaim', { numberOfKeys: 1, lua: luaScript(__dirname, CLAIM_KEY) });
-      redis.defineCommand('idemFree', { numberOfKeys: 1, lua: luaScript(__dirname, FREE_CLAIM) });
-    }
-    this.scripts = redis as unknown as Scripts;
-  }
+  constructor(@Inject(REDIS_CLIENT) private readonly redis: Redis) {}
 
   fingerprint(parts: unknown): string {
     return createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
@@ -56,7 +47,11 @@ export class IdempotencyService {
   }
 
   async claim(c: KeyClaim): Promise<Claim> {
-    const [state, stored] = await this.scripts.idemClaim(c.redisKey, c.fingerprint, c.value, IN_FLIGHT_MS);
+    const [state, stored] = (await CLAIM_KEY.run(
+      this.redis,
+      { key: c.redisKey },
+      { fingerprint: c.fingerprint, claim: c.value, inFlightMs: IN_FLIGHT_MS },
+    )) as [string, string];
     if (state === 'DONE') {
       const { status, body } = JSON.parse(stored) as { status: number; body: unknown };
       return { state, status, body };
@@ -74,6 +69,6 @@ export class IdempotencyService {
    * still holds this request's claim.
    */
   async abandon(c: KeyClaim): Promise<void> {
-    await this.scripts.idemFree(c.redisKey, c.value);
+    await FREE_CLAIM.run(this.redis, { key: c.redisKey }, { claim: c.value });
   }
 }
