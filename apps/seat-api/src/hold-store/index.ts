@@ -9,3 +9,4 @@ export * from './hold.types';
 export * from './seat-change-log';
 export * from './staff-action';
 export * from './staff-hold.store';
+export * from './create-hold-request';

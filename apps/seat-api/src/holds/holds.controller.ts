@@ -15,7 +15,6 @@ import { BookingView, HoldView } from './hold.view';
 import { RateLimited } from '../rate-limit/rate-limit.decorator';
 import { HoldReads } from './hold-reads';
 import { HoldsService } from './holds.service';
-import { BestAvailableService } from './allocation/best-available.service';
 import { ApiIdempotencyKey } from './idempotency/api-idempotency-key.decorator';
 import { IdempotentRequests } from './idempotency/idempotent-requests';
 
@@ -43,7 +42,6 @@ export class HoldsController {
   constructor(
     private readonly holds: HoldsService,
     private readonly reads: HoldReads,
-    private readonly bestAvailable: BestAvailableService,
     private readonly idempotent: IdempotentRequests,
   ) {}
 
@@ -78,9 +76,8 @@ export class HoldsController {
   ): Promise<HoldView> {
     return this.idempotent.run(req, reply, { eventId }, async () => {
       // the body names seats or what it wants, never both (CreateHoldDto)
-      const hold = dto.bestAvailable
-        ? await this.bestAvailable.hold(user, eventId, dto.bestAvailable, dto.ttlSeconds)
-        : await this.holds.hold(user, eventId, dto.seatIds, dto.ttlSeconds);
+      const want = dto.bestAvailable ? { bestAvailable: dto.bestAvailable } : { seatIds: dto.seatIds };
+      const hold = await this.holds.hold(user, eventId, want, dto.ttlSeconds);
       this.logger.log({
         msg: 'hold created',
         requestId: req.id,

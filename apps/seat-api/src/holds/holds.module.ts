@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { CatalogueModule } from '../catalogue/catalogue.module';
-import { BestAvailableService } from './allocation/best-available.service';
+import { BestAvailable } from './allocation/best-available';
 import { EventCancellationController } from './cancel/event-cancellation.controller';
 import { EventCancellation } from './cancel/event-cancellation.service';
 import { ConfirmHoldUseCase } from './confirm/confirm-hold.use-case';
 import { ConfirmModule } from './confirm/confirm.module';
 import { HoldsController } from './holds.controller';
+import { HoldPolicy } from './hold-policy';
 import { HoldsService } from './holds.service';
 import { IdempotentRequests } from './idempotency/idempotent-requests';
 import { IdempotencyService } from './idempotency/idempotency.service';
@@ -22,7 +23,8 @@ import { HoldStoreModule } from '../hold-store';
     HoldsService,
     LockedHoldChanges,
     HoldReads,
-    BestAvailableService,
+    BestAvailable,
+    HoldPolicy,
     EventCancellation,
     ConfirmHoldUseCase,
     SeatLockSettings,

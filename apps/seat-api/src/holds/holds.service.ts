@@ -3,13 +3,6 @@ import { AppConfig } from '@app/config';
 import { ActionRefused } from '../audit/audited-actions';
 import { AuthUser } from '../auth/auth-user';
 import { CatalogueService } from '../catalogue/catalogue.service';
-import { EventPolicy } from '../catalogue/policy/event-policy';
-import {
-  eventCancelled,
-  eventNotFound,
-  EventPolicyService,
-  salesClosed,
-} from '../catalogue/policy/event-policy.service';
 import { ConfirmHoldUseCase, ConfirmResult } from './confirm/confirm-hold.use-case';
 import {
   busyIfLockLost,
@@ -24,7 +17,6 @@ import {
   seatsNotFound,
   seatsUnavailable,
   staleFence,
-  tooManySeats,
   ttlOutOfRange,
 } from './hold-errors';
 import { DomainError } from '../common/errors/domain-error';
@@ -32,14 +24,17 @@ import { ErrorCode } from '../common/errors/error-code';
 import { HoldView } from './hold.view';
 import { holdChanges, holdPrechecks, holdsCreated, holdsRejected } from './holds.metrics';
 import { SeatDemand } from './seat-demand';
-import { LockedHoldChanges, PolicyChanged } from './locked-hold-changes';
-import { HoldIds, HoldRecord, HoldStore, StaffAction } from '../hold-store';
-import { UnansweredHolds } from './unanswered-holds';
+import { LockedHoldChanges } from './locked-hold-changes';
+import { HoldPolicy, PolicyChanged } from './hold-policy';
+import { BestAvailable } from './allocation/best-available';
+import { BestAvailableDto } from './allocation/best-available.dto';
+import { HoldIds, HoldRecord, HoldStore, StaffAction, StoreResult } from '../hold-store';
+import { UnansweredHold, UnansweredHolds } from './unanswered-holds';
 
 export { seatLockKeys } from './seat-lock';
 
-/** Holds sent again under a reloaded policy when the event's settings changed meanwhile, at most. */
-const POLICY_ATTEMPTS = 3;
+/** What a new hold asks for: the seats it names, all or none, or the best available block of a quantity. */
+export type HoldWanted = { seatIds: string[] } | { bestAvailable: BestAvailableDto };
 
 /**
  * How a hold made by staff on a customer's behalf is sent (holds/admin): as one audited action
@@ -52,11 +47,12 @@ export type StaffHoldRun = (
 ) => Promise<HoldRecord>;
 
 /**
- * Hold, extend, release (confirm: confirm/confirm-hold.use-case.ts). Each change locks the seats it
- * touches (all at once, briefly; the locked sections are LockedHoldChanges), checks right before its
- * store write that the lock is still ours (HeldLock.assertValid: a lease lost is answered 503 BUSY,
- * nothing written), and hands the lock's fencing token to the store, which refuses writes from a holder
- * that lost its lock.
+ * Hold, extend, release (confirm: confirm/confirm-hold.use-case.ts). A new hold, of seats named or the
+ * best available ones, is made under the event's policy (HoldPolicy) by one hold script. Each change of
+ * named seats locks the seats it touches (all at once, briefly; the locked sections are
+ * LockedHoldChanges), checks right before its store write that the lock is still ours
+ * (HeldLock.assertValid: a lease lost is answered 503 BUSY, nothing written), and hands the lock's
+ * fencing token to the store, which refuses writes from a holder that lost its lock.
  *
  * A hold a confirm left CONFIRMING (PostgreSQL failed or timed out, or the process died) is decided from
  * PostgreSQL by whichever call meets it first (ConfirmSettlement), so GET (HoldReads), extend, release
@@ -65,9 +61,7 @@ export type StaffHoldRun = (
 @Injectable()
 export class HoldsService implements OnModuleDestroy {
   /** Holds Redis may have made for requests answered 503: released by id (owner-checked, seat-locked). */
-  private readonly unanswered = new UnansweredHolds((h) =>
-    busyIfLockLost(() => this.locked.release(h.eventId, h.seatIds, h.holdId, h.userId)),
-  );
+  private readonly unanswered = new UnansweredHolds((h) => this.undo(h));
 
   constructor(
     private readonly store: HoldStore,
@@ -76,19 +70,20 @@ export class HoldsService implements OnModuleDestroy {
     private readonly config: AppConfig,
     private readonly locked: LockedHoldChanges,
     private readonly demand: SeatDemand,
-    private readonly policies: EventPolicyService,
+    private readonly policy: HoldPolicy,
+    private readonly bestAvailable: BestAvailable,
   ) {}
 
   /** `user`: the holder; with `staff`, a customer for whom staff make the hold as an audited action. */
   async hold(
     user: AuthUser,
     eventId: string,
-    seatIds: string[],
+    want: HoldWanted,
     ttlSeconds?: number,
     staff?: StaffHoldRun,
   ): Promise<HoldView> {
     try {
-      const hold = await this.createHold(user, eventId, seatIds, ttlSeconds, staff);
+      const hold = await this.createHold(user, eventId, want, ttlSeconds, staff);
       this.demand.record(eventId, false);
       holdsCreated.inc();
       return HoldView.of(hold);
@@ -104,18 +99,30 @@ export class HoldsService implements OnModuleDestroy {
   private async createHold(
     user: AuthUser,
     eventId: string,
-    seatIds: string[],
+    want: HoldWanted,
     ttlSeconds?: number,
     staff?: StaffHoldRun,
   ): Promise<HoldRecord> {
     // an event past its retention may have no keys left in Redis: refused (EVENT_ENDED), never re-created
-    const catalogue = await this.catalogue.requireSeatsToHold(eventId);
-    const unknown = seatIds.filter((s) => !catalogue.has(s));
+    const seats = await this.catalogue.requireSeatsToHold(eventId);
+    if ('bestAvailable' in want) {
+      const wanted = want.bestAvailable;
+      this.bestAvailable.assertFits(seats.values(), wanted);
+      return this.policy.attempt(eventId, wanted.quantity, ttlSeconds, (terms, policy) => {
+        const holdId = HoldIds.generate(eventId);
+        return this.unanswered.run(this.sent(holdId, eventId, user, terms.ttlMs), () =>
+          this.bestAvailable.hold({ eventId, holdId, userId: user.id, want: wanted }, terms, policy, () =>
+            seats.values(),
+          ),
+        );
+      });
+    }
+    const unknown = want.seatIds.filter((s) => !seats.has(s));
     if (unknown.length > 0) {
       throw seatsNotFound(unknown);
     }
     // sorted: the lock keys and the store's conflict list come out the same whatever order the client used
-    const sorted = [...seatIds].sort();
+    const sorted = [...want.seatIds].sort();
     if (this.demand.isRush(eventId)) {
       // a flash sale: most requests want seats already held; a lock-free read answers them in one round
       // trip (true when read, as any 409 is) and leaves the seat lock to requests that can get the seats
@@ -125,65 +132,36 @@ export class HoldsService implements OnModuleDestroy {
         throw seatsUnavailable(taken);
       }
     }
-    // The event's settings (sales open, limits), as this instance last read them: the store makes the hold
-    // only under that policy's version, else POLICY_CHANGED and it is sent again under the reloaded one
-    let policy = await this.policies.forHold(eventId);
-    for (let attempt = 1; ; attempt++) {
-      if (!policy) {
-        throw eventNotFound(eventId);
-      }
-      const refusal = this.refusalUnder(policy, sorted.length, ttlSeconds);
-      if (refusal) {
-        // a kept policy may be older than Redis's version (reopened on another instance): refuse on the current one
-        const current = await this.policies.confirmed(policy);
-        if (current === policy || attempt >= POLICY_ATTEMPTS) {
-          throw refusal;
-        }
-        policy = current;
-        continue;
-      }
-      const ttl = ttlSeconds ?? policy.limits.defaultHoldTtlSeconds;
+    return this.policy.attempt(eventId, sorted.length, ttlSeconds, (terms) => {
       // the id is drawn before the hold is sent: if its reply is lost, the service still knows what to undo
       const holdId = HoldIds.generate(eventId);
-      const sent = { holdId, eventId, userId: user.id, seatIds: sorted, untilMs: Date.now() + ttl * 1000 };
-      const under = policy;
       const create = (action?: StaffAction) =>
-        this.locked.create(eventId, sorted, user.id, ttl * 1000, holdId, under, action);
-      try {
-        // a staff hold whose reply was lost is not undone: its audited action decides it from Redis's
-        // ledger and answers the hold it made (AuditedActions)
-        return await (staff
-          ? staff(holdId, (_id, action) => create(action).catch(asRefusal))
-          : this.unanswered.run(sent, () => create()));
-      } catch (e) {
-        if (!(e instanceof PolicyChanged) || attempt >= POLICY_ATTEMPTS) {
-          throw e instanceof PolicyChanged ? policyBusy() : e;
-        }
-        policy = await this.policies.reload(eventId);
-      }
-    }
+        this.locked.create(eventId, sorted, user.id, holdId, terms, action);
+      // a staff hold whose reply was lost is not undone: its audited action decides it from Redis's
+      // ledger and answers the hold it made (AuditedActions)
+      return staff
+        ? staff(holdId, (_id, action) => create(action).catch(asRefusal))
+        : this.unanswered.run(this.sent(holdId, eventId, user, terms.ttlMs), () => create());
+    });
+  }
+
+  /** A hold as sent, for its undo should its reply be lost (UnansweredHolds). */
+  private sent(holdId: string, eventId: string, user: AuthUser, ttlMs: number): UnansweredHold {
+    return { holdId, eventId, userId: user.id, untilMs: Date.now() + ttlMs };
   }
 
   /**
-   * Why `policy` refuses this hold, if it does: sales closed or cancelled, too many seats, ttl out of range.
-   * Also the check of a best-available hold (allocation/best-available.service.ts).
+   * Releases a hold whose reply was lost, as its owner would (seat lock, fencing): its seats read from
+   * the hold itself, after the lost script on the same connection and slot (a best-available request
+   * never learnt them).
    */
-  refusalUnder(policy: EventPolicy, seats: number, ttlSeconds?: number): DomainError | null {
-    if (policy.sales === 'CANCELLED') {
-      return eventCancelled(policy.eventId);
+  private async undo(h: UnansweredHold): Promise<StoreResult<string>> {
+    const made = await this.store.getHold(h.holdId);
+    if (!made) {
+      return { ok: false, error: 'HOLD_NOT_FOUND' };
     }
-    if (policy.sales === 'CLOSED') {
-      return salesClosed(policy.eventId);
-    }
-    if (seats > policy.limits.maxSeatsPerHold) {
-      return tooManySeats(policy.limits.maxSeatsPerHold);
-    }
-    const { minTtlSeconds } = this.config.holds;
-    const max = policy.limits.maxHoldTtlSeconds;
-    if (ttlSeconds !== undefined && (ttlSeconds < minTtlSeconds || ttlSeconds > max)) {
-      return ttlOutOfRange(minTtlSeconds, max);
-    }
-    return null;
+    const outcome = await this.releaseForCancel(made);
+    return outcome === 'booked' ? { ok: false, error: 'HOLD_CONFIRMED' } : { ok: true, hold: made };
   }
 
   /**
@@ -313,7 +291,3 @@ export class HoldsService implements OnModuleDestroy {
 function asRefusal(e: unknown): never {
   throw e instanceof DomainError || e instanceof PolicyChanged ? new ActionRefused(e) : e;
 }
-
-/** The event's settings kept changing under this hold (each attempt met a newer version): nothing was held. */
-const policyBusy = () =>
-  new DomainError(ErrorCode.BUSY, "The event's settings are being changed right now; try again shortly");

@@ -2,14 +2,15 @@ import { Injectable, Logger } from '@nestjs/common';
 import { currentLock, DistributedLock, LockNotOwnedError } from '@app/distributed-lock';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
-import { EventPolicy } from '../catalogue/policy/event-policy';
 import { ConfirmSettlement } from './confirm/confirm-settlement';
 import { bookingUnavailable, busy, holdLimitExceeded, seatsUnavailable, staleFence } from './hold-errors';
+import { PolicyChanged } from './hold-policy';
 import { HOLD_SEAT_LOCK, HoldSeatLockHost, SEAT_LOCK, SeatLockSettings } from './seat-lock';
 import {
   holdLetGoOfLock,
   HoldRecord,
   HoldStore,
+  HoldTerms,
   SeatConflict,
   StaffAction,
   StoreResult,
@@ -17,9 +18,6 @@ import {
 
 /** How long a locked extend or release may wait for PostgreSQL to tell what became of a CONFIRMING attempt. */
 const LOCKED_SETTLE_TIMEOUT_MS = 1000;
-
-/** The hold store refused a hold: the event's settings changed since its policy was read (HoldsService). */
-export class PolicyChanged extends Error {}
 
 /**
  * The locked critical sections of HoldsService: the seats of one event, all at once, short lease. Each
@@ -48,28 +46,20 @@ export class LockedHoldChanges implements HoldSeatLockHost {
     eventId: string,
     seatIds: string[],
     userId: string,
-    ttlMs: number,
     holdId: string,
-    policy: EventPolicy,
+    terms: HoldTerms,
     action?: StaffAction,
   ): Promise<HoldRecord> {
     const lock = currentLock();
-    const { limits } = policy;
     // a replica WAIT, and the undo of a hold it cannot confirm, still have to run under the lock
     const last = !this.store.confirmsOnReplicas;
     lock.assertValid();
     const written = this.store.createHold({
+      ...terms,
       eventId,
       holdId,
       userId,
       seatIds,
-      ttlMs,
-      maxLifetimeMs: limits.maxHoldLifetimeSeconds * 1000,
-      maxSeatsPerUser: limits.maxSeatsPerUser,
-      // the hold is made under this policy only, and keeps its caps in its record
-      policyVersion: policy.version,
-      maxExtensions: limits.maxExtensions,
-      maxTtlMs: limits.maxHoldTtlSeconds * 1000,
       // pipelined (HOLD_SEAT_LOCK): the script checks the lock is ours; 0 until the grant is known
       fencingToken: lock.fencingToken,
       lock: lock.ownership,

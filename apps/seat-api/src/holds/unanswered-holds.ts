@@ -7,7 +7,6 @@ export interface UnansweredHold {
   holdId: string;
   eventId: string;
   userId: string;
-  seatIds: string[];
   /** Past this (the hold's ttl from when it was sent) the hold has run out by itself: nothing to undo. */
   untilMs: number;
 }

@@ -73,7 +73,7 @@ export class StaffHoldsService implements SeatLockHost {
     ttlSeconds?: number,
   ): Promise<HoldView> {
     const customer: AuthUser = { id: customerId, roles: [] };
-    const held = await this.holds.hold(customer, eventId, seatIds, ttlSeconds, (holdId, create) =>
+    const held = await this.holds.hold(customer, eventId, { seatIds }, ttlSeconds, (holdId, create) =>
       this.audited.run(
         {
           eventId,
