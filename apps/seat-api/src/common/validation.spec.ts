@@ -2,6 +2,7 @@ import { ArgumentMetadata } from '@nestjs/common';
 import { ArrayMaxSize, IsArray, IsString } from 'class-validator';
 import { DomainError } from './errors/domain-error';
 import { ErrorCode } from './errors/error-code';
+import { EMPTY_JSON_BODY } from './json-body';
 import { createValidationPipe } from './validation';
 
 class SeatsDto {
@@ -54,6 +55,14 @@ describe('the validation pipe', () => {
         { field: 'x.constructor', message: 'property x.constructor should not exist' },
       ]),
     );
+  });
+
+  it('refuses an empty JSON body with MALFORMED_JSON where the route takes a body', async () => {
+    const e = await refusal(EMPTY_JSON_BODY);
+    expect([e.code, e.message]).toEqual([
+      ErrorCode.MALFORMED_JSON,
+      "Body cannot be empty when content-type is set to 'application/json'",
+    ]);
   });
 
   it('lets a body within the depth limit through to class-validator', async () => {

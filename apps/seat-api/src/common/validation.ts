@@ -1,7 +1,7 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe, ValidationPipeOptions } from '@nestjs/common';
 import { DomainError, ErrorDetail } from './errors/domain-error';
 import { ErrorCode } from './errors/error-code';
-import { MAX_JSON_DEPTH } from './json-body';
+import { EMPTY_JSON_BODY, EMPTY_JSON_BODY_MESSAGE, MAX_JSON_DEPTH } from './json-body';
 
 function flatten(errors: ValidationError[], parent = ''): { field: string; message: string }[] {
   return errors.flatMap((e) => {
@@ -71,6 +71,9 @@ export function validBodyShortcut(dto: Function, isValid: ValidBodyCheck): void 
 class EdgeValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body') {
+      if (value === EMPTY_JSON_BODY) {
+        throw new DomainError(ErrorCode.MALFORMED_JSON, EMPTY_JSON_BODY_MESSAGE);
+      }
       const isValid = metadata.metatype && validBodyShortcuts.get(metadata.metatype);
       if (isValid && isValid(value)) {
         const Dto = metadata.metatype as new () => object;
