@@ -19,27 +19,50 @@ function flatten(errors: ValidationError[], parent = ''): { field: string; messa
 const PROTOTYPE_NAMES = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
 
 /**
- * What must be refused before class-transformer and class-validator walk the body (both recurse): nesting
- * deeper than MAX_JSON_DEPTH (2,000 nested arrays overflowed the stack: a 500) and prototype-named fields.
- * The JSON body parser already refuses deep bodies (json-body.ts); this is the pipe's own guarantee, for
- * any body that reaches it. Iterative, with an explicit stack, so no depth can overflow it.
+ * The NUL character, in no string of any request: PostgreSQL text cannot hold it, so one that got
+ * through failed in the database (a 500, or a staff action's 503 "try again" that could never succeed).
+ * No field of ours means anything with it, so it is refused for every string at the edge, not field by
+ * field in the DTOs.
  */
-function refusedFields(body: unknown): ErrorDetail[] {
+const NUL = '\u0000';
+const NUL_REFUSED = 'must not contain the NUL character (U+0000)';
+
+/** A field's name as the envelope shows it: a NUL in a key is written as its escape. */
+const shown = (field: string) => field.replaceAll(NUL, '\\u0000');
+
+/**
+ * What must be refused before class-transformer and class-validator walk a request's input (both
+ * recurse), in one iterative pass with an explicit stack, so no depth can overflow it:
+ * - a NUL in any string or key, in the body, the query and the path parameters;
+ * - in a body: nesting deeper than MAX_JSON_DEPTH (2,000 nested arrays overflowed the stack: a 500) and
+ *   prototype-named fields. The JSON body parser already refuses deep bodies (json-body.ts); this is the
+ *   pipe's own guarantee, for any body that reaches it.
+ * `root` names the value itself (a path parameter's name; `body` for a body that is one string).
+ */
+function refusedFields(input: unknown, isBody: boolean, root: string): ErrorDetail[] {
   const refused: ErrorDetail[] = [];
-  const stack: { value: unknown; path: string; depth: number }[] = [{ value: body, path: '', depth: 0 }];
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value: input, path: '', depth: 0 }];
   while (stack.length > 0) {
     const { value, path, depth } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes(NUL)) {
+        refused.push({ field: shown(path || root), message: NUL_REFUSED });
+      }
+      continue;
+    }
     if (typeof value !== 'object' || value === null) {
       continue;
     }
-    if (depth >= MAX_JSON_DEPTH) {
+    if (isBody && depth >= MAX_JSON_DEPTH) {
       return [
         { field: path || 'body', message: `nests arrays/objects deeper than ${MAX_JSON_DEPTH} levels` },
       ];
     }
     for (const key of Object.keys(value)) {
       const field = path ? `${path}.${key}` : key;
-      if (PROTOTYPE_NAMES.has(key)) {
+      if (key.includes(NUL)) {
+        refused.push({ field: shown(field), message: NUL_REFUSED });
+      } else if (isBody && PROTOTYPE_NAMES.has(key)) {
         refused.push({ field, message: `property ${field} should not exist` });
       }
       stack.push({ value: (value as Record<string, unknown>)[key], path: field, depth: depth + 1 });
@@ -67,22 +90,27 @@ export function validBodyShortcut(dto: Function, isValid: ValidBodyCheck): void 
   validBodyShortcuts.set(dto, isValid);
 }
 
-/** Input is validated at the edge: unknown fields are refused, every offending field is named. */
+/**
+ * Input is validated at the edge: unknown fields are refused, every offending field is named. The body,
+ * the query and the path parameters are each screened first (refusedFields); headers reach no database.
+ */
 class EdgeValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type === 'body') {
-      if (value === EMPTY_JSON_BODY) {
-        throw new DomainError(ErrorCode.MALFORMED_JSON, EMPTY_JSON_BODY_MESSAGE);
-      }
-      const isValid = metadata.metatype && validBodyShortcuts.get(metadata.metatype);
-      if (isValid && isValid(value)) {
-        const Dto = metadata.metatype as new () => object;
-        return Object.assign(new Dto(), value);
-      }
-      const refused = refusedFields(value);
-      if (refused.length > 0) {
-        throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is not valid', { details: refused });
-      }
+    const { type } = metadata;
+    if (type !== 'body' && type !== 'query' && type !== 'param') {
+      return super.transform(value, metadata);
+    }
+    if (value === EMPTY_JSON_BODY && type === 'body') {
+      throw new DomainError(ErrorCode.MALFORMED_JSON, EMPTY_JSON_BODY_MESSAGE);
+    }
+    const refused = refusedFields(value, type === 'body', metadata.data ?? (type === 'body' ? 'body' : type));
+    if (refused.length > 0) {
+      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is not valid', { details: refused });
+    }
+    const isValid = type === 'body' && metadata.metatype && validBodyShortcuts.get(metadata.metatype);
+    if (isValid && isValid(value)) {
+      const Dto = metadata.metatype as new () => object;
+      return Object.assign(new Dto(), value);
     }
     return super.transform(value, metadata);
   }
