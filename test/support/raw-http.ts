@@ -66,13 +66,20 @@ export function rawRequest(
   });
 }
 
-/** True once the head and a Content-Length's worth of body have arrived. */
+/**
+ * True once the head and a Content-Length's worth of body have arrived; at the head for an answer without
+ * a body (204, 304) or one that never ends by itself (an event stream).
+ */
 function complete(bytes: Buffer): boolean {
   const headEnd = bytes.indexOf('\r\n\r\n');
   if (headEnd < 0) {
     return false;
   }
-  const length = /\r\ncontent-length:\s*(\d+)/i.exec(bytes.subarray(0, headEnd).toString('latin1'));
+  const head = bytes.subarray(0, headEnd).toString('latin1');
+  if (/^HTTP\/1\.1 (204|304) /.test(head) || /\r\ncontent-type:\s*text\/event-stream/i.test(head)) {
+    return true;
+  }
+  const length = /\r\ncontent-length:\s*(\d+)/i.exec(head);
   return length !== null && bytes.length >= headEnd + 4 + Number(length[1]);
 }
 
