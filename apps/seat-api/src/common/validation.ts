@@ -27,6 +27,41 @@ const PROTOTYPE_NAMES = new Set([...Object.getOwnPropertyNames(Object.prototype)
 const NUL = '\u0000';
 const NUL_REFUSED = 'must not contain the NUL character (U+0000)';
 
+/**
+ * Whether a NUL is in any string or key of `input`. The answer for nearly every request is no, so this
+ * is the cheap pass (no paths are built; nothing is allocated for a string or an array of strings);
+ * refusedFields names the fields only when there is something to refuse.
+ */
+function containsNul(input: unknown): boolean {
+  const stack: unknown[] = [input];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === 'string') {
+      if (value.includes(NUL)) {
+        return true;
+      }
+    } else if (Array.isArray(value)) {
+      for (const item of value) {
+        if (typeof item === 'string') {
+          if (item.includes(NUL)) {
+            return true;
+          }
+        } else if (typeof item === 'object' && item !== null) {
+          stack.push(item);
+        }
+      }
+    } else if (typeof value === 'object' && value !== null) {
+      for (const key of Object.keys(value)) {
+        if (key.includes(NUL)) {
+          return true;
+        }
+        stack.push((value as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return false;
+}
+
 /** A field's name as the envelope shows it: a NUL in a key is written as its escape. */
 const shown = (field: string) => field.replaceAll(NUL, '\\u0000');
 
@@ -100,15 +135,21 @@ class EdgeValidationPipe extends ValidationPipe {
     if (type !== 'body' && type !== 'query' && type !== 'param') {
       return super.transform(value, metadata);
     }
-    if (value === EMPTY_JSON_BODY && type === 'body') {
+    const isBody = type === 'body';
+    if (isBody && value === EMPTY_JSON_BODY) {
       throw new DomainError(ErrorCode.MALFORMED_JSON, EMPTY_JSON_BODY_MESSAGE);
     }
-    const refused = refusedFields(value, type === 'body', metadata.data ?? (type === 'body' ? 'body' : type));
-    if (refused.length > 0) {
-      throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is not valid', { details: refused });
+    const isValid = isBody && metadata.metatype && validBodyShortcuts.get(metadata.metatype);
+    const shortcut = isValid && isValid(value);
+    // the whole walk for a body the shortcut did not take (a shortcut's body has only known fields and
+    // nothing nested but arrays: a NUL is all it can still hold); else only when a NUL is there to name
+    if ((isBody && !shortcut) || containsNul(value)) {
+      const refused = refusedFields(value, isBody, metadata.data ?? (isBody ? 'body' : type));
+      if (refused.length > 0) {
+        throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The request is not valid', { details: refused });
+      }
     }
-    const isValid = type === 'body' && metadata.metatype && validBodyShortcuts.get(metadata.metatype);
-    if (isValid && isValid(value)) {
+    if (shortcut) {
       const Dto = metadata.metatype as new () => object;
       return Object.assign(new Dto(), value);
     }
