@@ -1,7 +1,7 @@
 /**
  * The NUL character (U+0000) in any string a request carries: a query parameter, a body string or key, a
- * path parameter. PostgreSQL text cannot hold it, so a NUL that got through failed in the database: a
- * 500, or for a staff action a 503 AUDIT_UNAVAILABLE that said "try again" and could never succeed. Every
+ * path parameter. PostgreSQL text cannot hold it, so a NUL that reached the database would fail there: a
+ * 500, or for a staff action a 503 AUDIT_UNAVAILABLE saying "try again" that can never succeed. Every
  * one is refused at the edge with 400 VALIDATION_FAILED naming the field, and changes nothing.
  */
 import { randomUUID } from 'node:crypto';

@@ -127,8 +127,8 @@ export function inspectJsonText(text: string, maxDepth = MAX_JSON_DEPTH): JsonBo
  * The body of a request that declared `Content-Type: application/json` and sent nothing. Many HTTP
  * clients set that header on every request, a DELETE too, so the parser cannot refuse it: only the route
  * knows whether it takes a body. A route that takes none never looks; the validation pipe refuses it for
- * one that does, with 400 MALFORMED_JSON as the parser used to (common/validation.ts). A symbol, so it is
- * never taken for data.
+ * one that does, with 400 MALFORMED_JSON and the parser's own words (common/validation.ts). A symbol, so
+ * it is never taken for data.
  */
 export const EMPTY_JSON_BODY: unique symbol = Symbol('empty JSON body');
 

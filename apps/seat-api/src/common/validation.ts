@@ -19,8 +19,8 @@ function flatten(errors: ValidationError[], parent = ''): { field: string; messa
 const PROTOTYPE_NAMES = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
 
 /**
- * The NUL character, in no string of any request: PostgreSQL text cannot hold it, so one that got
- * through failed in the database (a 500, or a staff action's 503 "try again" that could never succeed).
+ * The NUL character, in no string of any request: PostgreSQL text cannot hold it, so one that reached
+ * the database would fail there (a 500, or for a staff action a 503 "try again" that can never succeed).
  * No field of ours means anything with it, so it is refused for every string at the edge, not field by
  * field in the DTOs.
  */
