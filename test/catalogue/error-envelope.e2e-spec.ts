@@ -2,6 +2,7 @@
  * One error envelope for everything that can go wrong at the HTTP edge, Fastify's own errors included:
  * `{ statusCode, code, message, errors?, requestId }`, with the request id echoed in `x-request-id`.
  */
+import { rawRequest } from '@test/support/raw-http';
 import { Api, createEvent, startApi } from '@test/support/seat-api';
 
 let api: Api;
@@ -87,6 +88,57 @@ it.each([
   expect(r.status).toBe(status);
   expect(r.body).toEqual(envelope(status, code));
   expect(r.headers.get('content-type')).toMatch(/application\/json/);
+});
+
+/** A request head for the raw-socket cases: `lines` are its header lines after Host. */
+const head = (requestLine: string, ...lines: string[]) =>
+  [requestLine, 'Host: 127.0.0.1', ...lines, '', ''].join('\r\n');
+
+// What Node's HTTP parser refuses never reaches Fastify's routing or Nest: these are sent byte for byte
+// over a socket, since no HTTP client sends them.
+it.each<[string, string | Buffer, { end?: boolean }, number]>([
+  [
+    'a chunk size that is not hex',
+    head('POST /v1/holds/x/extend HTTP/1.1', 'Content-Type: application/json', 'Transfer-Encoding: chunked') +
+      'zz\r\n{}\r\n0\r\n\r\n',
+    {},
+    400,
+  ],
+  [
+    'Content-Length together with Transfer-Encoding',
+    head(
+      'POST /v1/holds/x/extend HTTP/1.1',
+      'Content-Type: application/json',
+      'Content-Length: 4',
+      'Transfer-Encoding: chunked',
+    ) + '2\r\n{}\r\n0\r\n\r\n',
+    {},
+    400,
+  ],
+  [
+    'a body shorter than its Content-Length',
+    head('POST /v1/holds/x/extend HTTP/1.1', 'Content-Type: application/json', 'Content-Length: 50') +
+      '{"ttlSeconds":',
+    { end: true },
+    400,
+  ],
+  ['raw non-ASCII bytes in the path', Buffer.from(head('GET /v1/événements HTTP/1.1'), 'utf8'), {}, 400],
+  ['a request line that is not HTTP', 'HELLO THERE\r\n\r\n', {}, 400],
+  ['a NUL in a header value', head('GET /v1/events HTTP/1.1', 'X-Note: a\u0000b'), {}, 400],
+  ['headers over the size limit', head('GET /v1/events HTTP/1.1', `X-Big: ${'a'.repeat(20_000)}`), {}, 431],
+])('answers %s in the envelope, with x-request-id', async (_name, request, opts, status) => {
+  const r = await rawRequest(api.base, request, opts);
+  expect({ status: r.status, body: r.body }).toEqual({
+    status,
+    body: {
+      statusCode: status,
+      code: expect.stringMatching(/^[A-Z_]+$/),
+      message: expect.any(String),
+      requestId: expect.any(String),
+    },
+  });
+  expect(r.headers['x-request-id']).toBe(r.body.requestId);
+  expect(r.headers['content-type']).toMatch(/application\/json/);
 });
 
 it('never leaks a JWT or stack in an error', async () => {

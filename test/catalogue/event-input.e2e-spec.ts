@@ -1,7 +1,8 @@
 /**
  * What POST /v1/events takes, and that a client can find it out before being refused: an event that
  * starts in the past is refused naming `startsAt`; the layout limits (seats per event, section and row
- * names) are in the OpenAPI document; a body that is not JSON is told which media type is expected.
+ * names) are in the OpenAPI document; a body that is not JSON is told which media type is expected; a
+ * section, row or settings that is an array instead of an object is refused naming it.
  */
 import { Api, startApi } from '../support/seat-api';
 
@@ -59,4 +60,16 @@ it('answers a body that is not JSON with 415 saying application/json is expected
   expect(r.status).toBe(415);
   expect(r.body.code).toBe('UNSUPPORTED_MEDIA_TYPE');
   expect(r.body.message).toMatch(/application\/json/);
+});
+
+it.each([
+  ['a section that is an array', { sections: [[]] }, 'sections'],
+  ['a section that is an array of sections', { sections: [[layout('').sections[0]]] }, 'sections'],
+  ['a row that is an array', { sections: [{ name: 'S', category: 'c', rows: [[]] }] }, 'sections.0.rows'],
+  ['settings that are an array', { settings: [] }, 'settings'],
+])('refuses %s with 400 naming it', async (_what, change, field) => {
+  const body = { ...layout(new Date(Date.now() + 3_600_000).toISOString()), ...change };
+  const r = await api.call('POST', '/v1/events', { token: admin, body });
+  expect([r.status, r.body.code]).toEqual([400, 'VALIDATION_FAILED']);
+  expect(r.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
 });

@@ -23,7 +23,11 @@ export class AuditController {
 
   @Get(':eventId/audit')
   @Roles(Role.ADMIN)
-  @ApiOperation({ summary: 'Staff actions on an event, oldest first (admin)' })
+  @ApiOperation({
+    summary: 'Staff actions on an event, oldest first (admin)',
+    description:
+      'each: actionId, actor, action, target, reason, detail, at; ?limit= and ?offset= page through them',
+  })
   @ApiResponse({ status: 200, type: AuditPageView })
   @ApiErrors(
     ErrorCode.FORBIDDEN,

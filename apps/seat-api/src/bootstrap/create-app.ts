@@ -7,6 +7,7 @@ import { AppConfig } from '@app/config';
 import { Logger } from 'nestjs-pino';
 import { installRequestScope, recordHttpMetrics, requestIdOf } from '@app/observability';
 import { AppModule } from '../app.module';
+import { answerClientError } from '../common/client-error';
 import { ErrorEnvelopeFilter, sendErrorEnvelope } from '../common/error-envelope.filter';
 import { installJsonBodyParser } from '../common/json-body';
 import { createValidationPipe } from '../common/validation';
@@ -49,6 +50,8 @@ export async function createSeatApi(moduleRef?: SeatApiModuleRef): Promise<NestF
     // still gets the one envelope
     frameworkErrors: (error: Error, req: FastifyRequest, reply: FastifyReply) =>
       sendErrorEnvelope(error, req, reply),
+    // and what Node's HTTP parser refuses before there is a request (bad chunking, a body cut short)
+    clientErrorHandler: answerClientError,
   });
   // JSON only: Fastify's own JSON parser (honours bodyLimit); Nest's urlencoded parser and Fastify's
   // text/plain one are left out, so any other body is a 415 instead of a string fed to validation

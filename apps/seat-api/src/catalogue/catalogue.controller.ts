@@ -25,7 +25,11 @@ export class CatalogueController {
   @Post()
   @Roles('admin')
   @HttpCode(201)
-  @ApiOperation({ summary: 'Create an event with its seat layout (admin)' })
+  @ApiOperation({
+    summary: 'Create an event with its seat layout (admin)',
+    description:
+      'name, startsAt (in the future) and sections[].rows[]: 1-100 sections of 1-500 rows of 1-500 seats, at most 100,000 seats; seat ids are `<section>-<row>-<n>`; optional settings as PATCH takes them',
+  })
   @ApiResponse({ status: 201, type: CreatedEventView })
   @ApiErrors(ErrorCode.FORBIDDEN, ErrorCode.PAYLOAD_TOO_LARGE, ErrorCode.UNSUPPORTED_MEDIA_TYPE)
   async createEvent(@Body() dto: CreateEventDto, @RequestId() requestId: string): Promise<CreatedEventView> {

@@ -42,6 +42,8 @@ export class EventsController {
   @Get()
   @ApiOperation({
     summary: 'Events, a page at a time: upcoming (soonest first) or past (latest first), by name',
+    description:
+      '?when=upcoming|past, ?q= matches part of the name in any letter case, ?limit= 1-100 (20); pass nextCursor back as ?cursor= for the next page (no nextCursor: the last page)',
   })
   @ApiResponse({ status: 200, type: EventPageView })
   @ApiErrors()
@@ -50,7 +52,11 @@ export class EventsController {
   }
 
   @Get(':eventId')
-  @ApiOperation({ summary: 'One event: its layout as posted, seat counts by status, its settings' })
+  @ApiOperation({
+    summary: 'One event: its layout as posted, seat counts by status, its settings',
+    description:
+      "counts are total, available, held and booked seats; settings are those in effect, the deployment's HOLD_* values where the event sets none",
+  })
   @ApiResponse({ status: 200, type: EventView })
   @ApiErrors(ErrorCode.EVENT_NOT_FOUND, ErrorCode.DEPENDENCY_UNAVAILABLE)
   getEvent(@Param('eventId', eventIdPipe) eventId: string): Promise<EventView> {
@@ -62,6 +68,8 @@ export class EventsController {
   @ApiOperation({
     summary:
       "Change the event's hold limits (admin: a number sets its own, null the deployment's again) and seat rules",
+    description:
+      'applies to holds made after it answers, on every instance; existing holds keep the terms they were made under',
   })
   @ApiResponse({ status: 200, type: EventSettingsView })
   @ApiErrors(...SETTINGS_CHANGE_ERRORS, ErrorCode.PAYLOAD_TOO_LARGE, ErrorCode.UNSUPPORTED_MEDIA_TYPE)
@@ -76,7 +84,11 @@ export class EventsController {
   @Post(':eventId/sales/close')
   @Roles('admin')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Close sales (admin): no new holds once this answers; existing holds go on' })
+  @ApiOperation({
+    summary: 'Close sales (admin): no new holds once this answers; existing holds go on',
+    description:
+      'existing holds can still be extended, confirmed and released; POST .../sales/open takes holds again',
+  })
   @ApiResponse({ status: 200, type: EventSettingsView })
   @ApiErrors(...SETTINGS_CHANGE_ERRORS)
   async closeSales(
@@ -89,7 +101,10 @@ export class EventsController {
   @Post(':eventId/sales/open')
   @Roles('admin')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Open sales again (admin)' })
+  @ApiOperation({
+    summary: 'Open sales again (admin)',
+    description: 'new holds are taken again once this answers; a cancelled or ended event stays closed (409)',
+  })
   @ApiResponse({ status: 200, type: EventSettingsView })
   @ApiErrors(...SETTINGS_CHANGE_ERRORS)
   async openSales(

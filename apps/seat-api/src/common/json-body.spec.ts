@@ -1,6 +1,6 @@
 import Fastify, { FastifyInstance } from 'fastify';
 import { DomainError } from './errors/domain-error';
-import { installJsonBodyParser, inspectJsonText, MAX_JSON_DEPTH } from './json-body';
+import { EMPTY_JSON_BODY, installJsonBodyParser, inspectJsonText, MAX_JSON_DEPTH } from './json-body';
 
 const arrays = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 const objects = (depth: number) => '{"k":'.repeat(depth) + '1' + '}'.repeat(depth);
@@ -67,7 +67,7 @@ describe('inspectJsonText', () => {
 async function appWithParser(): Promise<FastifyInstance> {
   const app = Fastify({ bodyLimit: 1024 });
   installJsonBodyParser(app);
-  app.post('/', (req) => ({ body: req.body }));
+  app.post('/', (req) => (req.body === EMPTY_JSON_BODY ? { empty: true } : { body: req.body }));
   app.setErrorHandler((e: Error & { statusCode?: number; code?: string }, _req, reply) =>
     reply
       .code(e instanceof DomainError ? 422 : (e.statusCode ?? 500))
@@ -119,10 +119,11 @@ describe('installJsonBodyParser', () => {
     expect(res.json()).toEqual({ code: 'FST_ERR_CTP_INVALID_JSON_BODY' });
   });
 
-  it('refuses an empty body as Fastify does', async () => {
-    const res = await post('');
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ code: 'FST_ERR_CTP_EMPTY_JSON_BODY' });
+  it('passes an empty body on as EMPTY_JSON_BODY (the route decides), but refuses whitespace as malformed', async () => {
+    const empty = await post('');
+    expect([empty.statusCode, empty.json()]).toEqual([200, { empty: true }]);
+    const blank = await post('  ');
+    expect([blank.statusCode, blank.json()]).toEqual([400, { code: 'FST_ERR_CTP_INVALID_JSON_BODY' }]);
   });
 
   it('refuses a body over the limit (413)', async () => {

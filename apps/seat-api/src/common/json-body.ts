@@ -124,14 +124,31 @@ export function inspectJsonText(text: string, maxDepth = MAX_JSON_DEPTH): JsonBo
 }
 
 /**
+ * The body of a request that declared `Content-Type: application/json` and sent nothing. Many HTTP
+ * clients set that header on every request, a DELETE too, so the parser cannot refuse it: only the route
+ * knows whether it takes a body. A route that takes none never looks; the validation pipe refuses it for
+ * one that does, with 400 MALFORMED_JSON and the parser's own words (common/validation.ts). A symbol, so
+ * it is never taken for data.
+ */
+export const EMPTY_JSON_BODY: unique symbol = Symbol('empty JSON body');
+
+/** The refusal of an empty body where the route takes one: the parser's own words. */
+export const EMPTY_JSON_BODY_MESSAGE = "Body cannot be empty when content-type is set to 'application/json'";
+
+/**
  * Replaces Fastify's JSON parser with the same parser (same prototype-poisoning protection, body limit
- * and errors for malformed or empty bodies) followed by `inspectJsonText`: a body nested too deep or with
- * a repeated key is refused with 400 VALIDATION_FAILED before any of our code walks it.
+ * and errors for malformed bodies) followed by `inspectJsonText`: a body nested too deep or with a
+ * repeated key is refused with 400 VALIDATION_FAILED before any of our code walks it. An empty body is
+ * passed on as EMPTY_JSON_BODY.
  */
 export function installJsonBodyParser(fastify: FastifyInstance): void {
   const parse = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '') {
+      done(null, EMPTY_JSON_BODY);
+      return;
+    }
     void parse(req, body as string, (err: Error | null, value?: unknown) => {
       if (err) {
         done(err, undefined);

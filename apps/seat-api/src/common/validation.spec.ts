@@ -2,6 +2,7 @@ import { ArgumentMetadata } from '@nestjs/common';
 import { ArrayMaxSize, IsArray, IsString } from 'class-validator';
 import { DomainError } from './errors/domain-error';
 import { ErrorCode } from './errors/error-code';
+import { EMPTY_JSON_BODY } from './json-body';
 import { createValidationPipe } from './validation';
 
 class SeatsDto {
@@ -54,6 +55,44 @@ describe('the validation pipe', () => {
         { field: 'x.constructor', message: 'property x.constructor should not exist' },
       ]),
     );
+  });
+
+  it('refuses an empty JSON body with MALFORMED_JSON where the route takes a body', async () => {
+    const e = await refusal(EMPTY_JSON_BODY);
+    expect([e.code, e.message]).toEqual([
+      ErrorCode.MALFORMED_JSON,
+      "Body cannot be empty when content-type is set to 'application/json'",
+    ]);
+  });
+
+  it.each<[string, unknown, ArgumentMetadata, string]>([
+    ['a path parameter', 'h\u0000', { type: 'param', data: 'holdId' }, 'holdId'],
+    ['a query parameter', { q: 'a\u0000', limit: '2' }, { type: 'query' }, 'q'],
+    ['a repeated query parameter', { q: ['a', '\u0000'] }, { type: 'query' }, 'q.1'],
+    ['a string deep in the body', { seatIds: ['S-A-1'], x: [{ y: '\u0000' }] }, body, 'x.0.y'],
+    ['a body key', { seatIds: ['S-A-1'], ['k\u0000']: 1 }, body, 'k\\u0000'],
+    ['a body that is one string', '\u0000', body, 'body'],
+  ])('refuses a NUL in %s with VALIDATION_FAILED naming it', async (_what, value, metadata, field) => {
+    const e = await createValidationPipe()
+      .transform(value, metadata)
+      .then(
+        () => undefined,
+        (error: DomainError) => error,
+      );
+    expect([e?.code, e?.details]).toEqual([
+      ErrorCode.VALIDATION_FAILED,
+      [{ field, message: 'must not contain the NUL character (U+0000)' }],
+    ]);
+  });
+
+  it('lets the same strings without NUL through (any other character, an escaped one too)', async () => {
+    const pipe = createValidationPipe();
+    await expect(pipe.transform('h\\u0000é😀', { type: 'param', data: 'holdId' })).resolves.toBe(
+      'h\\u0000é😀',
+    );
+    await expect(pipe.transform({ seatIds: ['S-A-1', 'x\u0001'] }, body)).resolves.toEqual({
+      seatIds: ['S-A-1', 'x\u0001'],
+    });
   });
 
   it('lets a body within the depth limit through to class-validator', async () => {

@@ -19,7 +19,10 @@ export class ExpirationsController {
 
   @Get(':eventId/expirations')
   @Roles('admin')
-  @ApiOperation({ summary: 'Seat expirations of an event, newest first (admin)' })
+  @ApiOperation({
+    summary: 'Seat expirations of an event, newest first (admin)',
+    description: 'as the expiry consumer recorded them from seat.expired; ?limit= 1-1000 (100), ?offset=',
+  })
   @ApiResponse({ status: 200, type: ExpirationsPageView })
   @ApiErrors(ErrorCode.FORBIDDEN)
   async listExpirations(

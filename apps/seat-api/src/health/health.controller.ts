@@ -41,6 +41,8 @@ export class HealthController {
   @ApiOperation({
     summary:
       'Readiness: PostgreSQL and Redis (hard), Kafka and the SeatExpired outbox (degraded, still 200), 503 while shutting down',
+    description:
+      "for a load balancer: the body is Terminus's per-dependency report (not the error envelope); a 503 names what is down",
   })
   checkReadiness() {
     return this.health.check([
@@ -58,7 +60,11 @@ export class HealthController {
    * It stays 200 while the instance drains on shutdown: draining is not a reason to kill it.
    */
   @Get('live')
-  @ApiOperation({ summary: 'Liveness (no dependencies)' })
+  @ApiOperation({
+    summary: 'Liveness (no dependencies)',
+    description:
+      'answers 200 while the process serves HTTP, whatever its dependencies do: for a restart probe',
+  })
   @ApiOkResponse({ type: LivenessView })
   checkLiveness(): LivenessView {
     return { status: 'ok' };

@@ -49,6 +49,8 @@ export class HoldsController {
   @RateLimited('holdCreate')
   @ApiOperation({
     summary: 'Hold seats, all or none: the seats named, or the best available block of a quantity',
+    description:
+      'either seatIds or bestAvailable, never both; a refusal names each seat and why (HELD, BOOKED, ORPHAN_SEAT, or SOLD_OUT / NOT_ENOUGH_TOGETHER for bestAvailable)',
   })
   @ApiIdempotencyKey()
   @ApiResponse({ status: 201, type: HoldView })
@@ -91,7 +93,10 @@ export class HoldsController {
   }
 
   @Get('holds/:holdId')
-  @ApiOperation({ summary: 'Read your hold (also ended ones, for at least 24 h)' })
+  @ApiOperation({
+    summary: 'Read your hold (also ended ones, for at least 24 h)',
+    description: "someone else's hold answers 404 like an unknown one; agents and admins read any hold",
+  })
   @ApiResponse({ status: 200, type: HoldView })
   @ApiErrors(ErrorCode.HOLD_NOT_FOUND, ErrorCode.DEPENDENCY_UNAVAILABLE)
   getHold(@Param('holdId') holdId: string, @CurrentUser() user: AuthUser) {
@@ -101,7 +106,11 @@ export class HoldsController {
   @Post('holds/:holdId/extend')
   @HttpCode(200)
   @ApiIdempotencyKey()
-  @ApiOperation({ summary: 'New expiry = now + ttlSeconds (within the lifetime and extension caps)' })
+  @ApiOperation({
+    summary: 'New expiry = now + ttlSeconds (within the lifetime and extension caps)',
+    description:
+      'the caps are the maximum ttl, lifetime and extension count the hold was made under (422 past one); a hold no longer ACTIVE answers 409',
+  })
   @ApiResponse({ status: 200, type: HoldView })
   @ApiErrors(
     ErrorCode.HOLD_NOT_FOUND,
@@ -135,7 +144,10 @@ export class HoldsController {
 
   @Delete('holds/:holdId')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Release every seat of the hold (204 also when it already ended)' })
+  @ApiOperation({
+    summary: 'Release every seat of the hold (204 also when it already ended)',
+    description: 'safe to repeat; a confirmed hold answers 409 HOLD_CONFIRMED, its seats stay booked',
+  })
   @ApiResponse({ status: 204 })
   @ApiErrors(
     ErrorCode.HOLD_NOT_FOUND,
@@ -158,7 +170,11 @@ export class HoldsController {
 
   @Post('holds/:holdId/confirm')
   @ApiIdempotencyKey()
-  @ApiOperation({ summary: 'Book the held seats; the same orderId again replays the booking' })
+  @ApiOperation({
+    summary: 'Book the held seats; the same orderId again replays the booking',
+    description:
+      'after 503 BOOKING_UNAVAILABLE nothing is booked and the hold is still yours: retry with the same orderId',
+  })
   @ApiResponse({ status: 201, type: BookingView })
   @ApiResponse({ status: 200, type: BookingView, description: 'replay of an earlier confirm' })
   // 503 BOOKING_UNAVAILABLE: not booked, or the outcome is pending; retry with the same orderId

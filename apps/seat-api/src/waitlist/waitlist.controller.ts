@@ -22,6 +22,7 @@ export class WaitlistController {
   @ApiOperation({
     summary:
       'Join the waiting list of a show: seats freed later are offered in turn, as a hold of yours (one open entry per show)',
+    description: 'quantity 1-10 and an optional category; answers your entry id and place in line',
   })
   @ApiResponse({ status: 201, type: JoinedWaitlistView })
   @ApiErrors(
@@ -39,7 +40,11 @@ export class WaitlistController {
   }
 
   @Get('waitlist/:entryId')
-  @ApiOperation({ summary: 'One of your waiting-list entries: its place, or the offer made to it' })
+  @ApiOperation({
+    summary: 'One of your waiting-list entries: its place, or the offer made to it',
+    description:
+      "WAITING with its position, OFFERED with holdId and offerExpiresAt, or ACCEPTED, LAPSED, LEFT; someone else's entry answers 404",
+  })
   @ApiResponse({ status: 200, type: WaitlistEntryView })
   @ApiErrors(ErrorCode.WAITLIST_ENTRY_NOT_FOUND)
   get(
@@ -51,7 +56,10 @@ export class WaitlistController {
 
   @Delete('waitlist/:entryId')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Leave the waiting list; an open offer is declined (its hold released)' })
+  @ApiOperation({
+    summary: 'Leave the waiting list; an open offer is declined (its hold released)',
+    description: 'safe to repeat; the seats of a declined offer go to the next entry in line',
+  })
   @ApiResponse({ status: 204 })
   @ApiErrors(ErrorCode.WAITLIST_ENTRY_NOT_FOUND, ErrorCode.BUSY, ErrorCode.DEPENDENCY_UNAVAILABLE)
   leave(@Param('entryId', entryIdPipe) entryId: string, @CurrentUser() user: AuthUser): Promise<void> {

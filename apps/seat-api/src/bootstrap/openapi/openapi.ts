@@ -17,6 +17,17 @@ export async function setUpOpenApi(app: INestApplication): Promise<void> {
     .setDescription('Hold seats for a few minutes while people pay; confirm, extend, release; seat map.')
     .setVersion('1')
     .addBearerAuth()
+    // relative: the API is at the root of whichever host serves this document
+    .addServer('/', 'the host serving this document')
+    // every tag a controller uses (@ApiTags), declared once with what it groups
+    .addTag('events', 'Events: create, list, read, settings, sales, cancel; the seat map and its live stream')
+    .addTag('holds', "A customer's holds: hold seats, read, extend, release, confirm")
+    .addTag('waitlist', "A show's waiting list: join, read your entry, leave")
+    .addTag(
+      'staff',
+      'Box-office staff (agent, admin): holds and bookings of an event, seat blocks, the audit',
+    )
+    .addTag('health', 'Readiness and liveness probes (no token)')
     .build();
   SwaggerModule.setup('docs', app, () =>
     SwaggerModule.createDocument(app, config, {

@@ -8,6 +8,7 @@ import {
   IsArray,
   IsInt,
   IsISO8601,
+  IsObject,
   IsString,
   Length,
   IsOptional,
@@ -131,6 +132,8 @@ export class SectionLayoutDto {
   category!: string;
 
   @ApiProperty({ type: [RowLayoutDto], description: '1-500 rows' })
+  // ValidateNested takes an array element that is itself an array as a list of rows, and passes `[[]]`
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => RowLayoutDto)
   @ArrayMinSize(1)
@@ -158,6 +161,7 @@ export class CreateEventDto {
     type: [SectionLayoutDto],
     description: `1-100 sections; the event has at most ${MAX_SEATS_PER_EVENT.toLocaleString('en')} seats in all`,
   })
+  @IsObject({ each: true }) // as for rows
   @ValidateNested({ each: true })
   @Type(() => SectionLayoutDto)
   @ArrayMinSize(1)
@@ -169,6 +173,7 @@ export class CreateEventDto {
     description: "the event's own hold limits and whether sales start open; left out: the deployment's, open",
   })
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => CreateEventSettingsDto)
   settings?: CreateEventSettingsDto;

@@ -12,7 +12,7 @@ export enum ErrorCode {
   VALIDATION_FAILED = 'VALIDATION_FAILED',
   /** The body is not JSON (or is empty where JSON is expected). */
   MALFORMED_JSON = 'MALFORMED_JSON',
-  /** Another malformed request the HTTP layer refused (a bad URL). */
+  /** Another malformed request the HTTP layer refused (a bad URL, bytes that are not valid HTTP). */
   BAD_REQUEST = 'BAD_REQUEST',
   UNAUTHORIZED = 'UNAUTHORIZED',
   FORBIDDEN = 'FORBIDDEN',
@@ -21,6 +21,10 @@ export enum ErrorCode {
   METHOD_NOT_ALLOWED = 'METHOD_NOT_ALLOWED',
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
   URI_TOO_LONG = 'URI_TOO_LONG',
+  /** The request's headers are over the HTTP server's size limit (refused by its parser). */
+  HEADERS_TOO_LARGE = 'HEADERS_TOO_LARGE',
+  /** The request did not arrive in full within the HTTP server's time limit. */
+  REQUEST_TIMEOUT = 'REQUEST_TIMEOUT',
   UNSUPPORTED_MEDIA_TYPE = 'UNSUPPORTED_MEDIA_TYPE',
   // ---- catalogue and seat map
   EVENT_NOT_FOUND = 'EVENT_NOT_FOUND',

@@ -30,7 +30,10 @@ export class SeatBlocksController {
 
   @Get(':eventId/seats/blocks')
   @Roles(Role.AGENT)
-  @ApiOperation({ summary: "An event's blocked seats, with reason and who blocked them (agent, admin)" })
+  @ApiOperation({
+    summary: "An event's blocked seats, with reason and who blocked them (agent, admin)",
+    description: 'the public seat map shows these seats BOOKED and never says why',
+  })
   @ApiResponse({ status: 200, type: BlockedSeatsView })
   @ApiErrors(ErrorCode.FORBIDDEN, ErrorCode.EVENT_NOT_FOUND)
   list(@Param('eventId', eventIdPipe) eventId: string): Promise<BlockedSeatsView> {
@@ -43,6 +46,7 @@ export class SeatBlocksController {
   @ApiOperation({
     summary:
       'Take seats off sale, all or none, with a reason: never held or booked, shown not available; a held or booked seat is refused (admin)',
+    description: 'release a held seat first; the block and its audit entry are made in one step',
   })
   @ApiResponse({ status: 200, type: SeatBlockView })
   @ApiErrors(ErrorCode.SEATS_UNAVAILABLE, ...CHANGE_ERRORS)
@@ -57,7 +61,11 @@ export class SeatBlocksController {
   @Post(':eventId/seats/unblock')
   @HttpCode(200)
   @Roles(Role.ADMIN)
-  @ApiOperation({ summary: 'Put blocked seats back on sale, all or none, with a reason (admin)' })
+  @ApiOperation({
+    summary: 'Put blocked seats back on sale, all or none, with a reason (admin)',
+    description:
+      'a seat that is not blocked answers 409 SEAT_NOT_BLOCKED and nothing changes; the seats freed are published as SeatsUnblocked, so the waiting list can offer them',
+  })
   @ApiResponse({ status: 200, type: SeatBlockView })
   @ApiErrors(ErrorCode.SEAT_NOT_BLOCKED, ...CHANGE_ERRORS)
   unblock(

@@ -29,7 +29,10 @@ export class StaffBookingsController {
 
   @Get(':eventId/bookings')
   @Roles(Role.AGENT)
-  @ApiOperation({ summary: "An event's bookings, oldest first, or one order's (?orderId) (agent, admin)" })
+  @ApiOperation({
+    summary: "An event's bookings, oldest first, or one order's (?orderId) (agent, admin)",
+    description: 'each with its customer and booking time; ?limit= and ?offset= page through them',
+  })
   @ApiResponse({ status: 200, type: BookingsPageView })
   @ApiErrors(ErrorCode.FORBIDDEN, ErrorCode.EVENT_NOT_FOUND)
   async listBookings(
@@ -53,6 +56,8 @@ export class StaffBookingsController {
   @ApiOperation({
     summary:
       "Cancel a booking, with a reason: its seats are available again at once and a BookingCancelled is published; recorded in the event's audit (admin)",
+    description:
+      'a booking cancelled already answers 409 BOOKING_CANCELLED; after 503 AUDIT_UNAVAILABLE nothing was cancelled',
   })
   @ApiResponse({ status: 200, type: CancelledBookingView })
   @ApiErrors(

@@ -24,6 +24,8 @@ export class StaffHoldsController {
   @Roles(Role.AGENT)
   @ApiOperation({
     summary: "An event's holds, a page at a time, optionally one user's or one status's (agent, admin)",
+    description:
+      '?limit= 1-1000 (100), ?userId=, ?status=; pass nextCursor back as ?cursor= for the next page',
   })
   @ApiResponse({ status: 200, type: HoldsPageView })
   @ApiErrors(ErrorCode.FORBIDDEN, ErrorCode.EVENT_NOT_FOUND, ErrorCode.DEPENDENCY_UNAVAILABLE)
@@ -39,6 +41,8 @@ export class StaffHoldsController {
   @ApiOperation({
     summary:
       "Hold seats for a customer, all or none: the hold is the customer's (read and confirmed with their own token); recorded in the event's audit (agent, admin)",
+    description:
+      "the event's and the customer's hold limits apply; after 503 AUDIT_UNAVAILABLE nothing was held",
   })
   @ApiResponse({ status: 201, type: HoldView, description: "the hold, its userId the customer's" })
   @ApiErrors(
@@ -68,6 +72,8 @@ export class StaffHoldsController {
   @Roles(Role.ADMIN)
   @ApiOperation({
     summary: "Release anyone's live hold, with a reason; recorded in the event's audit (admin)",
+    description:
+      'reason: 1-500 characters, kept in the audit; after 503 AUDIT_UNAVAILABLE nothing was released',
   })
   @ApiResponse({ status: 200, type: HoldView, description: 'the hold, RELEASED' })
   @ApiErrors(

@@ -23,6 +23,8 @@ export class EventCancellationController {
   @ApiOperation({
     summary:
       'Cancel the event (admin): no new holds, every live hold released; again: releases what is still live',
+    description:
+      'answers how many live holds this call released and how many stay booked; after a 503 the event stays cancelled: call again to release the rest',
   })
   @ApiResponse({ status: 200, type: CancelledEventView })
   @ApiErrors(
