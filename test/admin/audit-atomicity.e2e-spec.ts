@@ -6,7 +6,11 @@
  *   - PostgreSQL silent once the change is made: the release stands and is recorded once PostgreSQL is back;
  *   - Redis silent between the entry and the change: 503, and once Redis is back the entry is gone and
  *     the hold is as it was (the action was given up, so the held-back command cannot apply late);
- *   - the release's Redis reply lost: it did happen, and the audit says so.
+ *   - the release's Redis reply lost: it did happen, and the audit says so;
+ *   - PostgreSQL silent at the entry's commit, which lands after the 503: the entry is PENDING while
+ *     Redis never saw the action, and is deleted once its time is up.
+ * Afterwards a retry ends as one successful release would: released once, recorded once (refused 409
+ * when the first call had released the hold).
  */
 import { expectAgreement, Held, holdSeats } from '../support/confirm-agreement';
 import { Db } from '../support/db';
@@ -53,6 +57,23 @@ async function auditedTargets(): Promise<string[]> {
   return r.body.items.map((e: { target: string }) => e.target);
 }
 
+/**
+ * One more release is refused as done already; once every entry of the hold is decided, the audit
+ * records it released once, and every view of the hold says RELEASED.
+ */
+async function expectReleasedOnce(h: Held) {
+  const again = await forceRelease(h);
+  expect([again.status, again.body.code]).toEqual([409, 'HOLD_NOT_ACTIVE']);
+  await eventually(
+    async () =>
+      (await auditedTargets()).filter((t) => t === h.holdId).length === 1 &&
+      (await entries(h)).map((e) => e.status).join() === 'DONE',
+    15_000,
+    'one release recorded, nothing left pending',
+  );
+  await expectAgreement(api, db, h, { status: 'RELEASED' });
+}
+
 it('PostgreSQL silent before the entry is written: 503 AUDIT_UNAVAILABLE, the hold untouched, nothing recorded', async () => {
   const h = await holdSeats(api, alice, eventId, nextSeats(2));
   pg.freeze();
@@ -68,6 +89,28 @@ it('PostgreSQL silent before the entry is written: 503 AUDIT_UNAVAILABLE, the ho
     'no entry left',
   );
   await expectAgreement(api, db, h, { status: 'ACTIVE' });
+  const retry = await forceRelease(h);
+  expect([retry.status, retry.body.status]).toEqual([200, 'RELEASED']);
+  await expectReleasedOnce(h);
+});
+
+it('PostgreSQL silent at the entry commit: 503 AUDIT_UNAVAILABLE, and a retry at once releases the hold once', async () => {
+  const h = await holdSeats(api, alice, eventId, nextSeats(2));
+  const froze = stage.freezeAtEntryCommit();
+  const answer = forceRelease(h);
+  await froze;
+  const r = await answer;
+  expect([r.status, r.body.code]).toEqual([503, 'AUDIT_UNAVAILABLE']);
+  pg.thaw();
+  // the held-back commit lands now: a PENDING entry whose action Redis never saw
+  await eventually(
+    async () => (await entries(h)).map((e) => e.status).join() === 'PENDING',
+    5000,
+    'the late commit',
+  );
+  const retry = await forceRelease(h);
+  expect([retry.status, retry.body.status]).toEqual([200, 'RELEASED']);
+  await expectReleasedOnce(h);
 });
 
 it('PostgreSQL silent once the release is made: the release stands (200), and is recorded once PostgreSQL answers', async () => {
@@ -80,7 +123,7 @@ it('PostgreSQL silent once the release is made: the release stands (200), and is
   pg.thaw();
   expect(await auditedTargets()).toContain(h.holdId); // decided from Redis's ledger by the read
   expect(await entries(h)).toEqual([{ status: 'DONE' }]);
-  await expectAgreement(api, db, h, { status: 'RELEASED' });
+  await expectReleasedOnce(h);
 });
 
 it('Redis silent between the entry and the release: 503, then no entry is left and the hold is as it was', async () => {
@@ -101,6 +144,9 @@ it('Redis silent between the entry and the release: 503, then no entry is left a
     'the pending entry deleted',
   );
   await expectAgreement(api, db, h, { status: 'ACTIVE' });
+  const retry = await forceRelease(h);
+  expect([retry.status, retry.body.status]).toEqual([200, 'RELEASED']);
+  await expectReleasedOnce(h);
 });
 
 it("the release's Redis reply lost: it was made, and the audit records it", async () => {
@@ -111,7 +157,5 @@ it("the release's Redis reply lost: it was made, and the audit records it", asyn
   const r = await answer; // times out on the held-back reply
   expect(r.status).toBe(503);
   redis.thaw(); // the release is delivered now, after the request gave up on it
-  await eventually(async () => (await auditedTargets()).includes(h.holdId), 15_000, 'the release recorded');
-  expect(await entries(h)).toEqual([{ status: 'DONE' }]);
-  await expectAgreement(api, db, h, { status: 'RELEASED' });
+  await expectReleasedOnce(h); // a retry at once is refused: the hold was released
 });

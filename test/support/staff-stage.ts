@@ -123,6 +123,12 @@ export async function startStaffStageOnSeatStatus(o: StaffStageShape): Promise<S
 export interface SilencedStaffStage extends StaffStage {
   pg: TcpProxy;
   redis: TcpProxy;
+  /**
+   * PostgreSQL goes silent at the commit of the next audit entry's transaction (not at an earlier commit
+   * of the same request, such as a policy read's): the commit is held back, and lands when thawed, after
+   * the request gave up on its answer. Resolves once it is held.
+   */
+  freezeAtEntryCommit(): Promise<void>;
   /** Both proxies answer again: call it after each test, so a failed one leaves no store silent. */
   thaw(): void;
   /** Thaws the proxies first, so no close waits on a silent store, then closes all the stage started. */
@@ -142,6 +148,12 @@ export async function startSilencedStaffStage(o: StaffStageShape): Promise<Silen
     ...stage,
     pg: stores.pg,
     redis: stores.redis,
+    async freezeAtEntryCommit() {
+      await stores.pg.freezeOn('INSERT INTO audit_entries');
+      // at once, before the INSERT is even delivered: its transaction's next words are the commit
+      stores.pg.thaw();
+      await stores.pg.freezeOn('COMMIT');
+    },
     thaw: () => stores.thaw(),
     async close() {
       stores.thaw();

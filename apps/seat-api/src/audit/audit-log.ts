@@ -92,6 +92,23 @@ export class AuditLog {
     )) as { id: string; due: boolean }[];
   }
 
+  /** The event's PENDING entries of `actions` on any of `seatIds` (their detail's seatIds). */
+  async pendingOnSeats(
+    eventId: string,
+    actions: readonly AuditAction[],
+    seatIds: readonly string[],
+    timeoutMs: number,
+  ): Promise<string[]> {
+    const rows = (await onConnectionWithin(this.db, timeoutMs, (qr) =>
+      qr.query(
+        `SELECT id FROM audit_entries
+         WHERE event_id = $1 AND status = 'PENDING' AND action = ANY($2) AND detail->'seatIds' ?| $3`,
+        [eventId, actions, seatIds],
+      ),
+    )) as { id: string }[];
+    return rows.map((r) => r.id);
+  }
+
   /** A page of the event's DONE entries, oldest first, and how many there are. */
   page(eventId: string, limit: number, offset: number): Promise<[AuditEntryEntity[], number]> {
     return this.db.getRepository(AuditEntryEntity).findAndCount({

@@ -4,9 +4,9 @@ import { AppConfig } from '@app/config';
 import { AuditEntryEntity } from '@app/database';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
-import { StaffAction, StaffHoldStore } from '../hold-store';
+import { StaffAction, StaffActionOutcome, StaffHoldStore } from '../hold-store';
 import { AuditLog, AuditRecord } from './audit-log';
-import { PreparedChange } from './prepared-changes';
+import { PREPARED_ACTIONS, PreparedChange } from './prepared-changes';
 
 /** What one audit write or read may spend on PostgreSQL (as confirm's settlement reads). */
 const AUDIT_TIMEOUT_MS = 1000;
@@ -46,7 +46,8 @@ export function auditUnavailable(): DomainError {
  * deleted). This is confirm's rule mirrored (holds/confirm/confirm-settlement.ts: a CONFIRMING hold is
  * decided from PostgreSQL, the ABANDONED marker making a late commit lose): one store is the record of the
  * attempt, the other decides it for good, and the attempt is decided by its own request when it can, else
- * by anyone once its time is up (here: the entry's settle_after; the audit read settles before answering).
+ * by anyone once its time is up (here: the entry's settle_after; the audit read settles before answering),
+ * or, for an action with a PostgreSQL part, by the next action under its seats' lock (prepared-changes.ts).
  */
 @Injectable()
 export class AuditedActions {
@@ -76,6 +77,9 @@ export class AuditedActions {
     change: (actionId: string, action: StaffAction) => Promise<T>,
     prepared?: PreparedChange,
   ): Promise<T> {
+    if (prepared) {
+      await this.settleSeats(r.eventId, prepared.seatIds);
+    }
     const id = randomUUID();
     const action = { id, actor: r.actor, action: r.action, target: r.target, reason: r.reason };
     try {
@@ -149,14 +153,33 @@ export class AuditedActions {
         ? await this.staff.settleAction(eventId, id)
         : (await this.staff.actionApplied(eventId, id)) && 'APPLIED';
       if (outcome) {
-        await this.orUnavailable(() =>
-          outcome === 'APPLIED'
-            ? this.log.markDone(id, AUDIT_TIMEOUT_MS)
-            : this.log.discard(id, AUDIT_TIMEOUT_MS),
-        );
-        this.logger.log(`audit entry ${id} settled: ${outcome}`);
+        await this.record(id, outcome);
       }
     }
+  }
+
+  /**
+   * Decides for good, at once, the event's PENDING entries with a prepared part on any of `seatIds`. Only
+   * under these seats' lock, which the writers of those entries hold until they decide them: one still
+   * PENDING has no writer left, and its part must not be taken for done by the action about to run.
+   */
+  private async settleSeats(eventId: string, seatIds: readonly string[]): Promise<void> {
+    const ids = await this.orUnavailable(() =>
+      this.log.pendingOnSeats(eventId, PREPARED_ACTIONS, seatIds, AUDIT_TIMEOUT_MS),
+    );
+    for (const id of ids) {
+      await this.record(id, await this.staff.settleAction(eventId, id));
+    }
+  }
+
+  /** A PENDING entry decided by Redis: DONE, or deleted with its prepared part. */
+  private async record(id: string, outcome: StaffActionOutcome): Promise<void> {
+    await this.orUnavailable(() =>
+      outcome === 'APPLIED'
+        ? this.log.markDone(id, AUDIT_TIMEOUT_MS)
+        : this.log.discard(id, AUDIT_TIMEOUT_MS),
+    );
+    this.logger.log(`audit entry ${id} settled: ${outcome}`);
   }
 
   /** A page of the event's audit, oldest first, once its entries that can be decided are. */

@@ -11,8 +11,15 @@ import { AuditAction } from './audit-action';
  * still booked in Redis, so nothing is sold twice. If the action is given up, the entry's deletion takes
  * this part back in its own transaction (AuditLog.discard), from what the entry records: any instance can
  * do it, as any instance settles a PENDING entry.
+ *
+ * The action runs under its seats' lock, from before its entry is written until it is decided. So a
+ * PENDING entry of such an action, met by another under the same seats' lock, has no writer left (its
+ * request failed or died): it is decided at once (AuditedActions.run), not when its time is up, or a
+ * retry would meet its part here as if it were done (a block refused as "blocked already", then given up).
  */
 export interface PreparedChange {
+  /** The seats whose lock the action holds while its entry is PENDING (its entry's detail.seatIds). */
+  readonly seatIds: readonly string[];
   /**
    * Writes the part; a refusal (the row is not in the state asked) throws its DomainError. What it
    * returns is added to the entry's detail: what its undo needs to take it back.
@@ -36,6 +43,7 @@ export function blockSeatRows(
   actor: string,
 ): PreparedChange {
   return {
+    seatIds,
     async apply(qr) {
       const booked = (await qr.query(
         `SELECT seat_id FROM booking_seats WHERE event_id = $1 AND seat_id = ANY($2)`,
@@ -63,6 +71,7 @@ export function blockSeatRows(
 /** The seats leave seat_blocks; their rows go into the entry's detail, for the undo. */
 export function unblockSeatRows(eventId: string, seatIds: string[]): PreparedChange {
   return {
+    seatIds,
     async apply(qr) {
       const [gone] = (await qr.query(
         `DELETE FROM seat_blocks WHERE event_id = $1 AND seat_id = ANY($2)
@@ -81,8 +90,9 @@ export function unblockSeatRows(eventId: string, seatIds: string[]): PreparedCha
 }
 
 /** The booking becomes CANCELLED and its seats leave booking_seats (bookable again once Redis frees them). */
-export function cancelBookingRow(bookingId: string): PreparedChange {
+export function cancelBookingRow(bookingId: string, seatIds: string[]): PreparedChange {
   return {
+    seatIds,
     async apply(qr) {
       const rows = (await qr.query(
         `UPDATE bookings SET status = 'CANCELLED' WHERE id = $1 AND status = 'CONFIRMED' RETURNING id`,
@@ -95,6 +105,13 @@ export function cancelBookingRow(bookingId: string): PreparedChange {
     },
   };
 }
+
+/** The actions that write a prepared part: the ones undoPrepared takes back. */
+export const PREPARED_ACTIONS: readonly AuditAction[] = [
+  AuditAction.SEATS_BLOCK,
+  AuditAction.SEATS_UNBLOCK,
+  AuditAction.BOOKING_CANCEL,
+];
 
 /**
  * Takes back the prepared part of a discarded entry, by its action and detail. A cancellation given up

@@ -69,9 +69,8 @@ export class BookingCancelService implements SeatLockHost {
     if (!booking || booking.status === 'ABANDONED') {
       throw bookingNotFound(bookingId);
     }
-    if (booking.status === 'CANCELLED') {
-      throw new DomainError(ErrorCode.BOOKING_CANCELLED, `Booking ${bookingId} is cancelled already`);
-    }
+    // a booking read CANCELLED is refused under the seats' lock (cancelBookingRow): a cancel left PENDING
+    // by a request that failed is decided there first, and may turn out given up, the booking CONFIRMED
     try {
       await this.lockedCancel(eventId, [...booking.seatIds].sort(), booking, actor, reason);
     } catch (e) {
@@ -146,7 +145,7 @@ export class BookingCancelService implements SeatLockHost {
             : busy('The cancellation took too long and was given up; nothing was done. Try again'),
         );
       },
-      cancelBookingRow(booking.id),
+      cancelBookingRow(booking.id, booking.seatIds),
     );
   }
 }
