@@ -78,14 +78,15 @@ export class OfferHolds {
     });
     const answer = (await res.json().catch(() => ({}))) as {
       code?: string;
-      errors?: { field?: string; message?: string }[];
+      errors?: { field?: string; max?: unknown }[];
     };
     if (res.status === 200 || res.status === 201) {
       return answer as OfferHold;
     }
-    const ttlMax = answer.errors?.find((e) => e.field === 'ttlSeconds')?.message?.match(/and (\d+)$/);
-    if (ttlMax && Number(ttlMax[1]) < ttlSeconds) {
-      return { ttlMaxSeconds: Number(ttlMax[1]) };
+    // a ttl out of range names the show's bounds (hold-errors.ts ttlOutOfRange)
+    const ttlMax = answer.errors?.find((e) => e.field === 'ttlSeconds')?.max;
+    if (typeof ttlMax === 'number' && ttlMax < ttlSeconds) {
+      return { ttlMaxSeconds: ttlMax };
     }
     if (REFUSALS.has(res.status) && answer.code !== 'IDEMPOTENCY_IN_PROGRESS') {
       return { refused: answer.code ?? String(res.status) };
