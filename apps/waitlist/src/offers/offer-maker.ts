@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
 import type { WaitlistOfferMadeData } from '@app/contracts';
+import { FreedSeat, OfferRecord, QueuedEntry, ShowOffers, WaitlistRepository } from '@app/database';
 import { counter } from '@app/observability';
 import type { FreedSeats } from './freed-seats';
 import { isRefused, OfferHolds, OfferSeats } from './offer-holds';
@@ -15,18 +14,6 @@ const QUEUE_SCAN = 200;
 
 /** Refusals that hold for every entry of the show: nobody can be offered anything now. */
 const SHOW_CLOSED = new Set(['EVENT_ENDED', 'SALES_CLOSED', 'EVENT_CANCELLED', 'EVENT_NOT_FOUND']);
-
-interface QueuedEntry {
-  id: string;
-  user_id: string;
-  quantity: number;
-  category: string | null;
-}
-
-interface FreedSeat {
-  seat_id: string;
-  category: string;
-}
 
 /**
  * An offer: what WaitlistOfferMade announces, the freed change it was made from, and whether Kafka
@@ -42,8 +29,8 @@ export interface Offer {
  * Turns freed seats into offers, exactly once in effect per freed change:
  *
  * - one transaction per show and batch of its changes, under a transaction-scoped advisory lock on the
- *   show: two consumers that get the same changes (a rebalance hands a partition over while its old owner
- *   still works) take turns, and the second sees the first's offers;
+ *   show (WaitlistRepository.offering): two consumers that get the same changes (a rebalance hands a
+ *   partition over while its old owner still works) take turns, and the second sees the first's offers;
  * - a change's offers are rows keyed by (its CloudEvent id, entry), inserted in the transaction that marks
  *   the entries OFFERED: a change read again (redelivery, a consumer killed before its offset commit) finds
  *   them and offers nothing new, it only hands the same offers back to be announced;
@@ -60,16 +47,15 @@ export interface Offer {
 @Injectable()
 export class OfferMaker {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly waitlist: WaitlistRepository,
     private readonly holds: OfferHolds,
   ) {}
 
   /** Offers the seats one show's changes freed (in their order), in one transaction. */
   async offerFreed(changes: FreedSeats[]): Promise<Offer[]> {
     const eventId = changes[0].eventId;
-    return this.db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`waitlist:${eventId}`]);
-      const done = await this.offersOf(tx, eventId, changes);
+    return this.waitlist.offering(eventId, async (show) => {
+      const done = (await show.offersOf(changes.map((c) => c.sourceEventId))).map((r) => asOffer(eventId, r));
       if (done.length > 0) {
         offersMade.inc({ outcome: 'replayed' }, done.length);
       }
@@ -84,50 +70,34 @@ export class OfferMaker {
       }
       const freedHolds = todo.flatMap((c) => (c.holdId ? [c.holdId] : []));
       if (freedHolds.length > 0) {
-        // the freed holds that were offers ended unbooked (a declined offer's entry is LEFT already)
-        const lapsed = await tx.query<[unknown[], number]>(
-          `UPDATE waitlist_entries SET status = 'LAPSED' WHERE hold_id = ANY($1::text[]) AND status = 'OFFERED'`,
-          [freedHolds],
-        );
-        if (lapsed[1] > 0) {
-          offersMade.inc({ outcome: 'lapsed' }, lapsed[1]);
+        // the freed holds that were offers ended unbooked
+        const lapsed = await show.lapse(freedHolds);
+        if (lapsed > 0) {
+          offersMade.inc({ outcome: 'lapsed' }, lapsed);
         }
       }
-      return todo.length === 0 ? done : [...done, ...(await this.offer(tx, eventId, todo))];
+      return todo.length === 0 ? done : [...done, ...(await this.offer(show, todo))];
     });
   }
 
   /** The offers' holds were booked: their entries accepted them. */
-  async accepted(holdIds: string[]): Promise<void> {
-    await this.db.query(
-      `UPDATE waitlist_entries SET status = 'ACCEPTED'
-        WHERE hold_id = ANY($1::text[]) AND status IN ('OFFERED', 'LAPSED')`,
-      [holdIds],
-    );
+  accepted(holdIds: string[]): Promise<void> {
+    return this.waitlist.accepted(holdIds);
   }
 
   /** Records that Kafka has the offers' WaitlistOfferMade, so a redelivery does not announce them again. */
-  async published(offers: Offer[]): Promise<void> {
-    await this.db.query(
-      `UPDATE waitlist_offers SET published_at = now()
-        WHERE (source_event_id, entry_id) IN (SELECT * FROM unnest($1::text[], $2::uuid[]))`,
-      [offers.map((o) => o.sourceEventId), offers.map((o) => o.data.entryId)],
+  published(offers: Offer[]): Promise<void> {
+    return this.waitlist.published(
+      offers.map((o) => ({ sourceEventId: o.sourceEventId, entryId: o.data.entryId })),
     );
   }
 
-  private async offer(tx: EntityManager, eventId: string, changes: FreedSeats[]): Promise<Offer[]> {
+  private async offer(show: ShowOffers, changes: FreedSeats[]): Promise<Offer[]> {
     const seatIds = [...new Set(changes.flatMap((c) => c.seatIds))];
-    const seats = await tx.query<FreedSeat[]>(
-      `SELECT seat_id, category FROM seats WHERE event_id = $1 AND seat_id = ANY($2::text[]) ORDER BY position`,
-      [eventId, seatIds],
-    );
-    const queue = await tx.query<QueuedEntry[]>(
-      `SELECT id, user_id, quantity, category FROM waitlist_entries
-        WHERE event_id = $1 AND status = 'WAITING' ORDER BY created_at, id LIMIT $2`,
-      [eventId, QUEUE_SCAN + seatIds.length],
-    );
+    const seats = await show.seats(seatIds);
+    const queue = await show.queue(QUEUE_SCAN + seatIds.length);
     // each change's seats in layout order, looked up by place rather than scanned per change
-    const place = new Map(seats.map((s, i) => [s.seat_id, i]));
+    const place = new Map(seats.map((s, i) => [s.seatId, i]));
     const offers: Offer[] = [];
     for (const change of changes) {
       const freed = [...new Set(change.seatIds)]
@@ -138,26 +108,14 @@ export class OfferMaker {
     }
     if (offers.length > 0) {
       // the offer rows and their entries' OFFERED in one statement
-      await tx.query(
-        `WITH made AS (
-           SELECT * FROM jsonb_to_recordset($1::jsonb) AS m(source_event_id text, entry_id uuid, hold_id text,
-             seat_ids text[], offer_expires_at timestamptz)),
-         offer AS (
-           INSERT INTO waitlist_offers (source_event_id, entry_id, hold_id, seat_ids, offer_expires_at)
-           SELECT source_event_id, entry_id, hold_id, seat_ids, offer_expires_at FROM made)
-         UPDATE waitlist_entries e SET status = 'OFFERED', hold_id = m.hold_id, offer_expires_at = m.offer_expires_at
-           FROM made m WHERE e.id = m.entry_id`,
-        [
-          JSON.stringify(
-            offers.map((o) => ({
-              source_event_id: o.sourceEventId,
-              entry_id: o.data.entryId,
-              hold_id: o.data.holdId,
-              seat_ids: o.data.seatIds,
-              offer_expires_at: o.data.offerExpiresAt,
-            })),
-          ),
-        ],
+      await show.record(
+        offers.map((o) => ({
+          sourceEventId: o.sourceEventId,
+          entryId: o.data.entryId,
+          holdId: o.data.holdId,
+          seatIds: o.data.seatIds,
+          offerExpiresAt: o.data.offerExpiresAt,
+        })),
       );
       offersMade.inc({ outcome: 'made' }, offers.length);
     }
@@ -179,14 +137,14 @@ export class OfferMaker {
       }
       const ask: OfferSeats =
         entry.quantity <= fitting.length
-          ? { seatIds: fitting.slice(0, entry.quantity).map((s) => s.seat_id) }
+          ? { seatIds: fitting.slice(0, entry.quantity).map((s) => s.seatId) }
           : {
               bestAvailable: {
                 quantity: entry.quantity,
                 ...(entry.category ? { category: entry.category } : {}),
               },
             };
-      const hold = await this.holds.hold(entry.user_id, change.eventId, ask, {
+      const hold = await this.holds.hold(entry.userId, change.eventId, ask, {
         sourceEventId: change.sourceEventId,
         entryId: entry.id,
       });
@@ -196,13 +154,13 @@ export class OfferMaker {
         }
         if ('seatIds' in ask && hold.refused === 'SEATS_UNAVAILABLE') {
           // someone else holds them already: they are not free to offer
-          remaining = remaining.filter((s) => !ask.seatIds.includes(s.seat_id));
+          remaining = remaining.filter((s) => !ask.seatIds.includes(s.seatId));
         } else if ('bestAvailable' in ask) {
           noBlock.add(block);
         }
         continue;
       }
-      remaining = remaining.filter((s) => !hold.seatIds.includes(s.seat_id));
+      remaining = remaining.filter((s) => !hold.seatIds.includes(s.seatId));
       queue.splice(i--, 1); // offered: no longer waiting for the changes after this one
       offers.push({
         sourceEventId: change.sourceEventId,
@@ -210,7 +168,7 @@ export class OfferMaker {
         data: {
           eventId: change.eventId,
           entryId: entry.id,
-          userId: entry.user_id,
+          userId: entry.userId,
           holdId: hold.holdId,
           seatIds: hold.seatIds,
           offerExpiresAt: new Date(hold.expiresAt).toISOString(),
@@ -219,36 +177,20 @@ export class OfferMaker {
     }
     return offers;
   }
+}
 
-  /** The offers already made from these changes (committed by an earlier delivery of them). */
-  private async offersOf(tx: EntityManager, eventId: string, changes: FreedSeats[]): Promise<Offer[]> {
-    const rows = await tx.query<
-      {
-        source_event_id: string;
-        entry_id: string;
-        user_id: string;
-        hold_id: string;
-        seat_ids: string[];
-        offer_expires_at: Date;
-        published_at: Date | null;
-      }[]
-    >(
-      `SELECT o.source_event_id, o.entry_id, e.user_id, o.hold_id, o.seat_ids, o.offer_expires_at, o.published_at
-         FROM waitlist_offers o JOIN waitlist_entries e ON e.id = o.entry_id
-        WHERE o.source_event_id = ANY($1::text[]) ORDER BY o.created_at`,
-      [changes.map((c) => c.sourceEventId)],
-    );
-    return rows.map((r) => ({
-      sourceEventId: r.source_event_id,
-      published: r.published_at !== null,
-      data: {
-        eventId,
-        entryId: r.entry_id,
-        userId: r.user_id,
-        holdId: r.hold_id,
-        seatIds: r.seat_ids,
-        offerExpiresAt: r.offer_expires_at.toISOString(),
-      },
-    }));
-  }
+/** An offer as WaitlistOfferMade announces it. */
+function asOffer(eventId: string, r: OfferRecord): Offer {
+  return {
+    sourceEventId: r.sourceEventId,
+    published: r.published,
+    data: {
+      eventId,
+      entryId: r.entryId,
+      userId: r.userId,
+      holdId: r.holdId,
+      seatIds: r.seatIds,
+      offerExpiresAt: r.offerExpiresAt,
+    },
+  };
 }
