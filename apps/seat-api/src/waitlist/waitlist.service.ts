@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { EntryRead, WaitlistRepository } from '@app/database';
+import { AppConfig } from '@app/config';
 import { AuthUser } from '../auth/auth-user';
+import { eventCancelled, eventNotFound, salesClosed } from '../catalogue/policy/event-policy.service';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { HoldsService } from '../holds/holds.service';
@@ -18,10 +20,11 @@ export class WaitlistService {
   constructor(
     private readonly waitlist: WaitlistRepository,
     private readonly holds: HoldsService,
+    private readonly config: AppConfig,
   ) {}
 
   async join(user: AuthUser, eventId: string, dto: JoinWaitlistDto): Promise<JoinedWaitlistView> {
-    await this.requireEvent(eventId, dto.category);
+    await this.requireJoinable(eventId, dto.category);
     const id = randomUUID();
     const joined = await this.waitlist.join({
       id,
@@ -94,13 +97,30 @@ export class WaitlistService {
     return entry;
   }
 
-  /** 404 for an unknown event; 400 for a category the event has no seat of (it could never be offered). */
-  private async requireEvent(eventId: string, category: string | undefined): Promise<void> {
+  /**
+   * 404 for an unknown event; the refusal a hold of it gets when it takes none (cancelled, sales closed,
+   * past its start + HOLD_EVENT_RETENTION_SECONDS), checked in the order a hold checks them: a place in a
+   * queue that is never offered anything is no place; 400 for a category the event has no seat of (it
+   * could never be offered).
+   */
+  private async requireJoinable(eventId: string, category: string | undefined): Promise<void> {
     const target = await this.waitlist.joinTarget(eventId, category ?? null);
-    if (!target.event) {
-      throw new DomainError(ErrorCode.EVENT_NOT_FOUND, `Event ${eventId} does not exist`);
+    if (!target) {
+      throw eventNotFound(eventId);
     }
-    if (!target.category) {
+    if (target.sales === 'CANCELLED') {
+      throw eventCancelled(eventId);
+    }
+    if (target.sales === 'CLOSED') {
+      throw salesClosed(eventId);
+    }
+    if (Date.now() >= target.startsAt.getTime() + this.config.holds.eventRetentionSeconds * 1000) {
+      throw new DomainError(
+        ErrorCode.EVENT_ENDED,
+        `Event ${eventId} is over: its seats can no longer be held`,
+      );
+    }
+    if (!target.hasCategory) {
       throw new DomainError(ErrorCode.VALIDATION_FAILED, `Event ${eventId} has no seat of that category`, {
         details: [{ field: 'category', message: 'the event has no seat of this category' }],
       });

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { WaitlistStatus } from '../entities';
+import type { SalesState, WaitlistStatus } from '../entities';
 import { ShowOffers } from './show-offers';
 
 /** An entry as its user reads it, with its place while WAITING (1 = next to be offered seats). */
@@ -31,14 +31,21 @@ const POSITION = `CASE WHEN e.status = 'WAITING' THEN 1 + (
 export class WaitlistRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /** Whether the event exists, and whether it has a seat of `category` (null: any category will do). */
-  async joinTarget(eventId: string, category: string | null): Promise<{ event: boolean; category: boolean }> {
-    const [row] = await this.db.query<{ event: boolean; category: boolean }[]>(
-      `SELECT EXISTS (SELECT 1 FROM events WHERE id = $1) AS event,
-              ($2::text IS NULL OR EXISTS (SELECT 1 FROM seats WHERE event_id = $1 AND category = $2)) AS category`,
+  /**
+   * What a join needs to know of the event, read fresh (a sale closed on another instance counts at once);
+   * none when it does not exist. `hasCategory`: it has a seat of `category` (null: any category will do).
+   */
+  async joinTarget(
+    eventId: string,
+    category: string | null,
+  ): Promise<{ sales: SalesState; startsAt: Date; hasCategory: boolean } | undefined> {
+    const [row] = await this.db.query<{ sales: SalesState; starts_at: Date; has_category: boolean }[]>(
+      `SELECT e.sales, e.starts_at,
+              ($2::text IS NULL OR EXISTS (SELECT 1 FROM seats WHERE event_id = $1 AND category = $2)) AS has_category
+         FROM events e WHERE e.id = $1`,
       [eventId, category],
     );
-    return row;
+    return row && { sales: row.sales, startsAt: row.starts_at, hasCategory: row.has_category };
   }
 
   /**
