@@ -63,6 +63,9 @@ export class WaitlistService {
     if (e.status === 'OFFERED' && e.offerExpiresAt) {
       view.offerExpiresAt = e.offerExpiresAt.toISOString();
     }
+    if (e.status === 'WAITING' && e.skipReason !== null && e.skippedAt !== null) {
+      view.skipped = { reason: e.skipReason, at: e.skippedAt.toISOString() };
+    }
     return view;
   }
 

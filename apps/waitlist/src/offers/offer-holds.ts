@@ -12,13 +12,28 @@ export interface OfferHold {
   expiresAt: string;
 }
 
-/** The seat API cannot hold these seats for this user now (taken, sold out, the user's hold limit). */
+/**
+ * The seat API refused this hold, and would refuse it again now: `scope` 'entry' when only this ask is
+ * refused (its seats are taken, no block of the party's size is free, the user is over their own hold or
+ * rate limit: the next entry is tried), 'show' when every ask of the show would be (it takes no holds: it is
+ * cancelled, closed, over or unknown).
+ */
 export interface OfferRefused {
   refused: string;
+  scope: 'entry' | 'show';
 }
 
-/** Answers that are about this request and stay the same on a retry: the next entry is tried instead. */
-const REFUSALS = new Set([400, 404, 409, 422]);
+/** Refusals that hold for every entry of the show: nobody can be offered anything now. */
+const SHOW_CLOSED = new Set(['EVENT_ENDED', 'SALES_CLOSED', 'EVENT_CANCELLED', 'EVENT_NOT_FOUND']);
+
+/**
+ * Answers about this ask alone: a malformed or impossible ask (400, 404), seats or limits that say no (409,
+ * 422), the user's own rate limit (429: every caller has their own). Not among them, so thrown and the
+ * show tried again: 5xx (the seat API or its Redis down or busy, 503 BUSY for seat-lock contention), 401
+ * and 403 (this app's token is refused: every ask would be), a request that got no answer, and 409
+ * IDEMPOTENCY_IN_PROGRESS (the same ask is still running: what it did is learnt by asking again).
+ */
+const REFUSALS = new Set([400, 404, 409, 422, 429]);
 
 /**
  * Makes an offer's hold through the seat API over HTTP: apps/waitlist must not import apps/seat-api, and the
@@ -53,7 +68,7 @@ export class OfferHolds {
       // the show caps its holds below WAITLIST_OFFER_TTL_SECONDS: the offer gets the show's longest hold
       // rather than none (the ask differs, so it has its own key, the same on every retry)
       const capped = await this.ask(userId, eventId, seats, change, asked.ttlMaxSeconds);
-      return 'ttlMaxSeconds' in capped ? { refused: 'VALIDATION_FAILED' } : capped;
+      return 'ttlMaxSeconds' in capped ? { refused: 'VALIDATION_FAILED', scope: 'entry' } : capped;
     }
     return asked;
   }
@@ -88,10 +103,11 @@ export class OfferHolds {
     if (typeof ttlMax === 'number' && ttlMax < ttlSeconds) {
       return { ttlMaxSeconds: ttlMax };
     }
-    if (REFUSALS.has(res.status) && answer.code !== 'IDEMPOTENCY_IN_PROGRESS') {
-      return { refused: answer.code ?? String(res.status) };
+    const code = answer.code ?? String(res.status);
+    if (REFUSALS.has(res.status) && code !== 'IDEMPOTENCY_IN_PROGRESS') {
+      return { refused: code, scope: SHOW_CLOSED.has(code) ? 'show' : 'entry' };
     }
-    // busy, rate limited, unavailable, in progress: the message is retried, nothing was decided
+    // unavailable, busy, in progress: nothing was decided, the show is tried again
     this.logger.warn(`hold for an offer answered ${res.status} ${answer.code ?? ''}`);
     throw new Error(`seat API answered ${res.status} ${answer.code ?? ''} to an offer hold`);
   }

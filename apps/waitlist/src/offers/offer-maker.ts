@@ -1,5 +1,5 @@
-import { Injectable } from '@nestjs/common';
 import type { WaitlistOfferMadeData } from '@app/contracts';
+import { Injectable, Logger } from '@nestjs/common';
 import { FreedSeat, OfferRecord, QueuedEntry, ShowOffers, WaitlistRepository } from '@app/database';
 import { counter } from '@app/observability';
 import type { FreedSeats } from './freed-seats';
@@ -8,12 +8,17 @@ import { isRefused, OfferHolds, OfferSeats } from './offer-holds';
 const offersMade = counter('waitlist_offers_total', 'Offers made from freed seats, and lapsed ones', [
   'outcome',
 ]);
+const entriesSkipped = counter(
+  'waitlist_entries_skipped_total',
+  'Entries passed over for freed seats they fitted, by the seat API refusal of their own offer hold',
+  ['reason'],
+);
 
 /** Entries read beyond the freed seats: far more than one change's seats can serve (a party is 1-10 seats). */
 const QUEUE_SCAN = 200;
 
-/** Refusals that hold for every entry of the show: nobody can be offered anything now. */
-const SHOW_CLOSED = new Set(['EVENT_ENDED', 'SALES_CLOSED', 'EVENT_CANCELLED', 'EVENT_NOT_FOUND']);
+/** Refusals about the seats asked for, not the entry: it was not passed over, the seats were not there. */
+const SEAT_REFUSALS = new Set(['SEATS_UNAVAILABLE', 'SEAT_NOT_FOUND']);
 
 /**
  * An offer: what WaitlistOfferMade announces, the freed change it was made from, and whether Kafka
@@ -43,9 +48,16 @@ export interface Offer {
  * is no larger; otherwise the seat API's best-available block of its size (seats together), which the freed
  * seats made possible or not. What the first offer leaves of the freed seats goes on to the next entries;
  * the changes of a batch are served in their order, each from the queue the ones before it left.
+ *
+ * One entry never holds back another: a hold the seat API refuses for that entry alone (OfferHolds: its
+ * seats taken, the user's own hold or rate limit) passes the seats on to the next entry, and the entry keeps
+ * its place, with the reason recorded on it for its user to read (unless the refusal was about the seats).
+ * Only what would fail every ask (the seat API or PostgreSQL down) fails the show and is tried again.
  */
 @Injectable()
 export class OfferMaker {
+  private readonly logger = new Logger('OfferMaker');
+
   constructor(
     private readonly waitlist: WaitlistRepository,
     private readonly holds: OfferHolds,
@@ -99,31 +111,43 @@ export class OfferMaker {
     // each change's seats in layout order, looked up by place rather than scanned per change
     const place = new Map(seats.map((s, i) => [s.seatId, i]));
     const offers: Offer[] = [];
+    const skipped = new Map<string, string>();
     for (const change of changes) {
       const freed = [...new Set(change.seatIds)]
         .flatMap((id) => place.get(id) ?? [])
         .sort((a, b) => a - b)
         .map((i) => seats[i]);
-      offers.push(...(await this.offerChange(change, freed, queue)));
+      offers.push(...(await this.offerChange(change, freed, queue, skipped)));
     }
-    if (offers.length > 0) {
-      // the offer rows and their entries' OFFERED in one statement
-      await show.record(
-        offers.map((o) => ({
-          sourceEventId: o.sourceEventId,
-          entryId: o.data.entryId,
-          holdId: o.data.holdId,
-          seatIds: o.data.seatIds,
-          offerExpiresAt: o.data.offerExpiresAt,
-        })),
-      );
-      offersMade.inc({ outcome: 'made' }, offers.length);
+    for (const o of offers) {
+      skipped.delete(o.data.entryId); // passed over for one change, offered seats of a later one
     }
+    // the offer rows, their entries' OFFERED and the skipped entries' reasons in one statement
+    await show.record(
+      offers.map((o) => ({
+        sourceEventId: o.sourceEventId,
+        entryId: o.data.entryId,
+        holdId: o.data.holdId,
+        seatIds: o.data.seatIds,
+        offerExpiresAt: o.data.offerExpiresAt,
+      })),
+      [...skipped].map(([entryId, reason]) => ({ entryId, reason })),
+    );
+    offersMade.inc({ outcome: 'made' }, offers.length);
+    skipped.forEach((reason) => entriesSkipped.inc({ reason }));
     return offers;
   }
 
-  /** One change's offers, from `queue` in order; the entries offered leave `queue`. */
-  private async offerChange(change: FreedSeats, freed: FreedSeat[], queue: QueuedEntry[]): Promise<Offer[]> {
+  /**
+   * One change's offers, from `queue` in order; the entries offered leave `queue`, the entries passed over
+   * for a refusal of their own are put in `skipped` with its code.
+   */
+  private async offerChange(
+    change: FreedSeats,
+    freed: FreedSeat[],
+    queue: QueuedEntry[],
+    skipped: Map<string, string>,
+  ): Promise<Offer[]> {
     let remaining = freed;
     const offers: Offer[] = [];
     // a best-available block refused for one party is refused for the next party of that size and category
@@ -149,14 +173,26 @@ export class OfferMaker {
         entryId: entry.id,
       });
       if (isRefused(hold)) {
-        if (SHOW_CLOSED.has(hold.refused)) {
+        if (hold.scope === 'show') {
           break;
         }
-        if ('seatIds' in ask && hold.refused === 'SEATS_UNAVAILABLE') {
-          // someone else holds them already: they are not free to offer
-          remaining = remaining.filter((s) => !ask.seatIds.includes(s.seatId));
-        } else if ('bestAvailable' in ask) {
-          noBlock.add(block);
+        if (hold.refused === 'SEATS_UNAVAILABLE') {
+          if ('seatIds' in ask) {
+            // someone else holds them already: they are not free to offer
+            remaining = remaining.filter((s) => !ask.seatIds.includes(s.seatId));
+          } else {
+            noBlock.add(block);
+          }
+        } else if (!SEAT_REFUSALS.has(hold.refused)) {
+          // the entry's own refusal (its user's rate or hold limit): it keeps its place, the seats go on
+          skipped.set(entry.id, hold.refused);
+          this.logger.warn({
+            msg: 'waiting-list entry passed over',
+            entryId: entry.id,
+            userId: entry.userId,
+            eventId: change.eventId,
+            reason: hold.refused,
+          });
         }
         continue;
       }

@@ -46,6 +46,16 @@ export class WaitlistEntryEntity {
   @Column('timestamptz', { name: 'offer_expires_at', nullable: true })
   offerExpiresAt!: Date | null;
 
+  /**
+   * Why freed seats it fitted last went to the entries behind it (the seat API's refusal code for its own
+   * offer hold: RATE_LIMITED, HOLD_LIMIT_EXCEEDED, ...), and when; it kept its place.
+   */
+  @Column('text', { name: 'skip_reason', nullable: true })
+  skipReason!: string | null;
+
+  @Column('timestamptz', { name: 'skipped_at', nullable: true })
+  skippedAt!: Date | null;
+
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;
 }

@@ -95,9 +95,15 @@ export class ShowOffers {
     return rows.map((r) => ({ id: r.id, userId: r.user_id, quantity: r.quantity, category: r.category }));
   }
 
-  /** Stores the offers and marks their entries OFFERED, in one statement. */
-  async record(offers: Omit<OfferRecord, 'userId' | 'published'>[]): Promise<void> {
-    if (offers.length === 0) {
+  /**
+   * Stores the offers and marks their entries OFFERED, and records why the skipped entries were passed over,
+   * in one statement.
+   */
+  async record(
+    offers: Omit<OfferRecord, 'userId' | 'published'>[],
+    skipped: { entryId: string; reason: string }[],
+  ): Promise<void> {
+    if (offers.length === 0 && skipped.length === 0) {
       return;
     }
     await this.tx.query(
@@ -106,7 +112,11 @@ export class ShowOffers {
            seat_ids text[], offer_expires_at timestamptz)),
        offer AS (
          INSERT INTO waitlist_offers (source_event_id, entry_id, hold_id, seat_ids, offer_expires_at)
-         SELECT source_event_id, entry_id, hold_id, seat_ids, offer_expires_at FROM made)
+         SELECT source_event_id, entry_id, hold_id, seat_ids, offer_expires_at FROM made),
+       passed AS (
+         UPDATE waitlist_entries e SET skip_reason = s.reason, skipped_at = now()
+           FROM jsonb_to_recordset($2::jsonb) AS s(entry_id uuid, reason text)
+          WHERE e.id = s.entry_id AND e.status = 'WAITING')
        UPDATE waitlist_entries e SET status = 'OFFERED', hold_id = m.hold_id, offer_expires_at = m.offer_expires_at
          FROM made m WHERE e.id = m.entry_id`,
       [
@@ -119,6 +129,7 @@ export class ShowOffers {
             offer_expires_at: o.offerExpiresAt,
           })),
         ),
+        JSON.stringify(skipped.map((s) => ({ entry_id: s.entryId, reason: s.reason }))),
       ],
     );
   }

@@ -14,6 +14,9 @@ export interface EntryRead {
   holdId: string | null;
   offerExpiresAt: Date | null;
   position: number | null;
+  /** Why freed seats it fitted last went to the entries behind it, and when (see WaitlistEntryEntity). */
+  skipReason: string | null;
+  skippedAt: Date | null;
 }
 
 /** WAITING entries of the show ahead of entry `e`, plus one: the queue order is (created_at, id). */
@@ -81,10 +84,12 @@ export class WaitlistRepository {
         hold_id: string | null;
         offer_expires_at: Date | null;
         position: number | null;
+        skip_reason: string | null;
+        skipped_at: Date | null;
       }[]
     >(
       `SELECT e.id, e.event_id, e.quantity, e.category, e.status, e.hold_id, e.offer_expires_at,
-              ${POSITION} AS position
+              e.skip_reason, e.skipped_at, ${POSITION} AS position
          FROM waitlist_entries e WHERE e.id = $1 AND e.user_id = $2`,
       [entryId, userId],
     );
@@ -98,6 +103,8 @@ export class WaitlistRepository {
         holdId: row.hold_id,
         offerExpiresAt: row.offer_expires_at,
         position: row.position,
+        skipReason: row.skip_reason,
+        skippedAt: row.skipped_at,
       }
     );
   }
