@@ -53,12 +53,18 @@ export class WaitlistHarness {
     return new WaitlistHarness(api, db, producer, admin, probe);
   }
 
-  /** An apps/waitlist instance of this file's group; `databaseUrl` to put a proxy in its way. */
-  async consumer(databaseUrl = process.env.DATABASE_URL!): Promise<WaitlistProcess> {
+  /**
+   * An apps/waitlist instance of this file's group; `databaseUrl`, `seatApiUrl` to put a proxy in its way to
+   * PostgreSQL or to the seat API.
+   */
+  async consumer(
+    databaseUrl = process.env.DATABASE_URL!,
+    seatApiUrl = this.api.base,
+  ): Promise<WaitlistProcess> {
     const p = await startWaitlistProcess({
       DATABASE_URL: databaseUrl,
       WAITLIST_CONSUMER_GROUP: this.group,
-      WAITLIST_SEAT_API_URL: this.api.base,
+      WAITLIST_SEAT_API_URL: seatApiUrl,
       WAITLIST_SESSION_TIMEOUT_MS: '6000',
       WAITLIST_OFFER_TTL_SECONDS: '600',
     });

@@ -73,7 +73,9 @@ export class WaitlistService {
    * Leaves the list; an open offer is declined: its hold is released, and apps/waitlist offers the seats
    * to the next entry when it reads the release. The entry is LEFT before the hold is released, so the
    * release is never read as a lapse of an open offer; a retry after a failed release releases it again
-   * (releasing an ended hold changes nothing). An entry already closed otherwise stays as it is.
+   * (releasing an ended hold changes nothing). An entry already closed otherwise stays as it is. An offer
+   * being made meanwhile is not this call's: apps/waitlist finds the entry LEFT when it stores the offer,
+   * and releases the hold it made (its OfferMaker).
    */
   async leave(user: AuthUser, entryId: string): Promise<void> {
     await this.own(user, entryId);

@@ -1,13 +1,23 @@
-import type { WaitlistOfferMadeData } from '@app/contracts';
 import { Injectable, Logger } from '@nestjs/common';
-import { FreedSeat, OfferRecord, QueuedEntry, ShowOffers, WaitlistRepository } from '@app/database';
+import type { WaitlistOfferMadeData } from '@app/contracts';
+import {
+  FreedSeat,
+  OfferRecord,
+  PassedEntry,
+  QueuedEntry,
+  ShowOffers,
+  UnsettledAsk,
+  WaitlistRepository,
+} from '@app/database';
 import { counter } from '@app/observability';
 import type { FreedSeats } from './freed-seats';
-import { isRefused, OfferHolds, OfferSeats } from './offer-holds';
+import { isRefused, OfferHold, offerAsk, OfferHolds, OfferRefused, OfferSeats } from './offer-holds';
 
-const offersMade = counter('waitlist_offers_total', 'Offers made from freed seats, and lapsed ones', [
-  'outcome',
-]);
+const offersMade = counter(
+  'waitlist_offers_total',
+  'Offers made from freed seats (made, replayed, recovered), lapsed ones, and holds of entries that left (declined)',
+  ['outcome'],
+);
 const entriesSkipped = counter(
   'waitlist_entries_skipped_total',
   'Entries passed over for freed seats they fitted, by the seat API refusal of their own offer hold',
@@ -30,6 +40,11 @@ export interface Offer {
   published: boolean;
 }
 
+/** An offer hold made in this run, not stored yet. */
+interface Made extends Offer {
+  recovered: boolean;
+}
+
 /**
  * Turns freed seats into offers, exactly once in effect per freed change:
  *
@@ -39,9 +54,12 @@ export interface Offer {
  * - a change's offers are rows keyed by (its CloudEvent id, entry), inserted in the transaction that marks
  *   the entries OFFERED: a change read again (redelivery, a consumer killed before its offset commit) finds
  *   them and offers nothing new, it only hands the same offers back to be announced;
- * - the hold is made before the transaction commits, with an Idempotency-Key derived from the change and
- *   the entry (OfferHolds): a consumer killed in between left a hold but no offer, and the redelivery, which
- *   meets the same queue, gets that same hold back.
+ * - every hold is asked for with an Idempotency-Key derived from the change, the entry and the ask, and the
+ *   ask is written on its entry first, committed at once (ShowOffers.announce). A run that dies or fails
+ *   after the seat API made holds leaves those asks behind, and the next run of the show settles them before
+ *   anything else: each is asked again (the seat API answers the hold it made, or makes it now) and
+ *   becomes its entry's offer while the hold is live, or is released when the entry has left. No hold the
+ *   seat API made for an offer is left to run out on its own.
  *
  * Who: the queue in order (created_at, id), WAITING entries only (one open offer per entry), the first whose
  * category the freed seats have and whose party can be seated. Which seats: the freed ones when the party
@@ -53,6 +71,9 @@ export interface Offer {
  * seats taken, the user's own hold or rate limit) passes the seats on to the next entry, and the entry keeps
  * its place, with the reason recorded on it for its user to read (unless the refusal was about the seats).
  * Only what would fail every ask (the seat API or PostgreSQL down) fails the show and is tried again.
+ *
+ * An entry that leaves while its hold is being made is LEFT when the run stores its outcome: it gets no
+ * offer, its hold is released, and the seats go to the next entry with that release.
  */
 @Injectable()
 export class OfferMaker {
@@ -67,12 +88,13 @@ export class OfferMaker {
   async offerFreed(changes: FreedSeats[]): Promise<Offer[]> {
     const eventId = changes[0].eventId;
     return this.waitlist.offering(eventId, async (show) => {
-      const done = (await show.offersOf(changes.map((c) => c.sourceEventId))).map((r) => asOffer(eventId, r));
-      if (done.length > 0) {
-        offersMade.inc({ outcome: 'replayed' }, done.length);
+      const stored = await show.offersOf(changes.map((c) => c.sourceEventId));
+      if (stored.length > 0) {
+        offersMade.inc({ outcome: 'replayed' }, stored.length);
       }
-      // a change already offered, or a second copy of one in this batch, offers nothing new
-      const seen = new Set(done.map((o) => o.sourceEventId));
+      // a change offered already, or a second copy of one in this batch, offers nothing new; an offer
+      // recovered from an earlier run's ask does not count (the change's other seats are offered still)
+      const seen = new Set(stored.filter((o) => !o.recovered).map((o) => o.sourceEventId));
       const todo: FreedSeats[] = [];
       for (const change of changes) {
         if (!seen.has(change.sourceEventId)) {
@@ -80,6 +102,7 @@ export class OfferMaker {
           todo.push(change);
         }
       }
+      const recovered = await this.settleAsks(show);
       const freedHolds = todo.flatMap((c) => (c.holdId ? [c.holdId] : []));
       if (freedHolds.length > 0) {
         // the freed holds that were offers ended unbooked
@@ -88,7 +111,8 @@ export class OfferMaker {
           offersMade.inc({ outcome: 'lapsed' }, lapsed);
         }
       }
-      return todo.length === 0 ? done : [...done, ...(await this.offer(show, todo))];
+      const made = todo.length === 0 ? [] : await this.offer(show, todo, recovered);
+      return [...stored.map((r) => asOffer(eventId, r)), ...recovered, ...made];
     });
   }
 
@@ -104,52 +128,122 @@ export class OfferMaker {
     );
   }
 
-  private async offer(show: ShowOffers, changes: FreedSeats[]): Promise<Offer[]> {
+  /**
+   * The asks earlier runs of the show left behind, settled: a live hold of a WAITING entry becomes its
+   * offer (stored here, so the changes of this run that end that hold lapse it), a hold of an entry that
+   * left is released, an ask that made no hold is cleared. One the seat API did not answer (its user over
+   * their rate limit) stays, and keeps its entry out of the queue until a later run settles it.
+   */
+  private async settleAsks(show: ShowOffers): Promise<Offer[]> {
+    const asks = await show.unsettledAsks();
+    const made: Made[] = [];
+    const cleared: UnsettledAsk[] = [];
+    const released: string[] = [];
+    for (const a of asks) {
+      const answer = await this.holds.ask(a.userId, show.eventId, a.entryId, a.ask);
+      if (isRefused(answer)) {
+        if (answer.scope === 'caller') {
+          entriesSkipped.inc({ reason: answer.refused });
+          this.logger.warn({ msg: 'unsettled offer ask kept', entryId: a.entryId, reason: answer.refused });
+        } else {
+          cleared.push(a); // it made no hold
+        }
+      } else if (a.status === 'LEFT') {
+        await this.decline(a, answer);
+        released.push(a.entryId);
+      } else if (await this.holds.isActive(a.userId, answer.holdId)) {
+        made.push(offerOf(a.ask.sourceEventId, show.eventId, a.entryId, a.userId, answer, true));
+      } else {
+        cleared.push(a); // it ended unbooked: the entry waits on
+      }
+    }
+    await show.clearAsks(cleared);
+    await show.settle(released);
+    const recovered = await this.store(show, made, []);
+    offersMade.inc({ outcome: 'recovered' }, recovered.length);
+    return recovered;
+  }
+
+  private async offer(show: ShowOffers, changes: FreedSeats[], recovered: Offer[]): Promise<Offer[]> {
     const seatIds = [...new Set(changes.flatMap((c) => c.seatIds))];
     const seats = await show.seats(seatIds);
     const queue = await show.queue(QUEUE_SCAN + seatIds.length);
-    // each change's seats in layout order, looked up by place rather than scanned per change
+    // each change's seats in layout order, looked up by place rather than scanned per change; those an
+    // offer recovered in this run holds are not free
+    const taken = new Set(recovered.flatMap((o) => o.data.seatIds));
     const place = new Map(seats.map((s, i) => [s.seatId, i]));
-    const offers: Offer[] = [];
-    const skipped = new Map<string, string>();
+    const made: Made[] = [];
+    const passed = new Map<string, string | null>();
     for (const change of changes) {
       const freed = [...new Set(change.seatIds)]
         .flatMap((id) => place.get(id) ?? [])
         .sort((a, b) => a - b)
-        .map((i) => seats[i]);
-      offers.push(...(await this.offerChange(change, freed, queue, skipped)));
+        .map((i) => seats[i])
+        .filter((s) => !taken.has(s.seatId));
+      made.push(...(await this.offerChange(show, change, freed, queue, passed)));
     }
-    for (const o of offers) {
-      skipped.delete(o.data.entryId); // passed over for one change, offered seats of a later one
+    for (const o of made) {
+      passed.delete(o.data.entryId); // passed over for one change, offered seats of a later one
     }
-    // the offer rows, their entries' OFFERED and the skipped entries' reasons in one statement
-    await show.record(
-      offers.map((o) => ({
+    const offers = await this.store(
+      show,
+      made,
+      [...passed].map(([entryId, reason]) => ({ entryId, reason })),
+    );
+    offersMade.inc({ outcome: 'made' }, offers.length);
+    passed.forEach((reason) => reason && entriesSkipped.inc({ reason }));
+    return offers;
+  }
+
+  /**
+   * Stores the offers and the passed entries; an offer whose entry left meanwhile is declined (its hold
+   * released, the release freeing its seats for the next entry) and its ask settled. The offers stored.
+   */
+  private async store(show: ShowOffers, made: Made[], passed: PassedEntry[]): Promise<Offer[]> {
+    const offered = await show.record(
+      made.map((o) => ({
         sourceEventId: o.sourceEventId,
         entryId: o.data.entryId,
         holdId: o.data.holdId,
         seatIds: o.data.seatIds,
         offerExpiresAt: o.data.offerExpiresAt,
+        recovered: o.recovered,
       })),
-      [...skipped].map(([entryId, reason]) => ({ entryId, reason })),
+      passed,
     );
-    offersMade.inc({ outcome: 'made' }, offers.length);
-    skipped.forEach((reason) => entriesSkipped.inc({ reason }));
-    return offers;
+    const left = made.filter((o) => !offered.has(o.data.entryId));
+    for (const o of left) {
+      await this.decline({ entryId: o.data.entryId, userId: o.data.userId }, o.data);
+    }
+    await show.settle(left.map((o) => o.data.entryId));
+    return made.filter((o) => offered.has(o.data.entryId)).map(({ recovered: _, ...offer }) => offer);
+  }
+
+  /** The hold made for an entry that left is released: they asked for no offer. */
+  private async decline(entry: Pick<UnsettledAsk, 'entryId' | 'userId'>, hold: { holdId: string }) {
+    await this.holds.release(entry.userId, hold.holdId);
+    offersMade.inc({ outcome: 'declined' });
+    this.logger.log({
+      msg: 'hold of an entry that left released',
+      entryId: entry.entryId,
+      holdId: hold.holdId,
+    });
   }
 
   /**
-   * One change's offers, from `queue` in order; the entries offered leave `queue`, the entries passed over
-   * for a refusal of their own are put in `skipped` with its code.
+   * One change's offers, from `queue` in order; the entries offered leave `queue`, and so do those that
+   * left; the entries asked for and refused are put in `passed`, with the refusal's code when it was
+   * their own.
    */
   private async offerChange(
+    show: ShowOffers,
     change: FreedSeats,
     freed: FreedSeat[],
     queue: QueuedEntry[],
-    skipped: Map<string, string>,
-  ): Promise<Offer[]> {
+    passed: Map<string, string | null>,
+  ): Promise<Made[]> {
     let remaining = freed;
-    const offers: Offer[] = [];
+    const made: Made[] = [];
     // a best-available block refused for one party is refused for the next party of that size and category
     const noBlock = new Set<string>();
     for (let i = 0; i < queue.length && remaining.length > 0; i++) {
@@ -159,7 +253,7 @@ export class OfferMaker {
       if (fitting.length === 0 || (entry.quantity > fitting.length && noBlock.has(block))) {
         continue;
       }
-      const ask: OfferSeats =
+      const seats: OfferSeats =
         entry.quantity <= fitting.length
           ? { seatIds: fitting.slice(0, entry.quantity).map((s) => s.seatId) }
           : {
@@ -168,24 +262,26 @@ export class OfferMaker {
                 ...(entry.category ? { category: entry.category } : {}),
               },
             };
-      const hold = await this.holds.hold(entry.userId, change.eventId, ask, {
-        sourceEventId: change.sourceEventId,
-        entryId: entry.id,
-      });
+      const hold = await this.askHold(show, change, entry, seats);
+      if (hold === 'left') {
+        queue.splice(i--, 1);
+        continue;
+      }
       if (isRefused(hold)) {
+        passed.set(entry.id, passed.get(entry.id) ?? null);
         if (hold.scope === 'show') {
           break;
         }
         if (hold.refused === 'SEATS_UNAVAILABLE') {
-          if ('seatIds' in ask) {
+          if ('seatIds' in seats) {
             // someone else holds them already: they are not free to offer
-            remaining = remaining.filter((s) => !ask.seatIds.includes(s.seatId));
+            remaining = remaining.filter((s) => !seats.seatIds.includes(s.seatId));
           } else {
             noBlock.add(block);
           }
         } else if (!SEAT_REFUSALS.has(hold.refused)) {
           // the entry's own refusal (its user's rate or hold limit): it keeps its place, the seats go on
-          skipped.set(entry.id, hold.refused);
+          passed.set(entry.id, hold.refused);
           this.logger.warn({
             msg: 'waiting-list entry passed over',
             entryId: entry.id,
@@ -198,21 +294,58 @@ export class OfferMaker {
       }
       remaining = remaining.filter((s) => !hold.seatIds.includes(s.seatId));
       queue.splice(i--, 1); // offered: no longer waiting for the changes after this one
-      offers.push({
-        sourceEventId: change.sourceEventId,
-        published: false,
-        data: {
-          eventId: change.eventId,
-          entryId: entry.id,
-          userId: entry.userId,
-          holdId: hold.holdId,
-          seatIds: hold.seatIds,
-          offerExpiresAt: new Date(hold.expiresAt).toISOString(),
-        },
-      });
+      made.push(offerOf(change.sourceEventId, change.eventId, entry.id, entry.userId, hold, false));
     }
-    return offers;
+    return made;
   }
+
+  /**
+   * Announces the ask on the entry, then sends it: 'left' when the entry is no longer WAITING (nothing
+   * asked). A show that caps its holds below WAITLIST_OFFER_TTL_SECONDS gets asked again for its longest
+   * hold rather than none (another ask, so announced and keyed on its own).
+   */
+  private async askHold(
+    show: ShowOffers,
+    change: FreedSeats,
+    entry: QueuedEntry,
+    seats: OfferSeats,
+  ): Promise<OfferHold | OfferRefused | 'left'> {
+    let ttlSeconds = this.holds.ttlSeconds;
+    for (;;) {
+      const ask = offerAsk(change.sourceEventId, seats, ttlSeconds);
+      if (!(await show.announce(entry.id, ask))) {
+        return 'left';
+      }
+      const answer = await this.holds.ask(entry.userId, change.eventId, entry.id, ask);
+      if (!isRefused(answer) || answer.ttlMaxSeconds === undefined || answer.ttlMaxSeconds >= ttlSeconds) {
+        return answer;
+      }
+      ttlSeconds = answer.ttlMaxSeconds;
+    }
+  }
+}
+
+function offerOf(
+  sourceEventId: string,
+  eventId: string,
+  entryId: string,
+  userId: string,
+  hold: OfferHold,
+  recovered: boolean,
+): Made {
+  return {
+    sourceEventId,
+    published: false,
+    recovered,
+    data: {
+      eventId,
+      entryId,
+      userId,
+      holdId: hold.holdId,
+      seatIds: hold.seatIds,
+      offerExpiresAt: new Date(hold.expiresAt).toISOString(),
+    },
+  };
 }
 
 /** An offer as WaitlistOfferMade announces it. */

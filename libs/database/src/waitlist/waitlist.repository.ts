@@ -126,13 +126,11 @@ export class WaitlistRepository {
   /**
    * Runs `work` in one transaction under a transaction-scoped advisory lock on the show: two consumers
    * that get the same changes (a rebalance hands a partition over while its old owner still works) take
-   * turns, and the second sees the first's offers.
+   * turns, and the second sees the first's offers. The run also holds a lock of its own id for as long as
+   * its transaction lives, which ShowOffers.announce checks.
    */
   offering<T>(eventId: string, work: (show: ShowOffers) => Promise<T>): Promise<T> {
-    return this.db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`waitlist:${eventId}`]);
-      return work(new ShowOffers(tx, eventId));
-    });
+    return this.db.transaction(async (tx) => work(await ShowOffers.start(tx, this.db, eventId)));
   }
 
   /** The offers' holds were booked: their entries accepted them. */
