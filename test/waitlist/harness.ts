@@ -148,6 +148,12 @@ export class WaitlistHarness {
     return ce.id;
   }
 
+  /** The consumer group's state, as the broker's coordinator has it (Stable, PreparingRebalance, ...). */
+  async groupState(): Promise<string> {
+    const { groups } = await this.admin.describeGroups([this.group]);
+    return groups[0]?.state ?? 'Unknown';
+  }
+
   /** Every message of the topic is behind the group's committed offsets. */
   async drained(): Promise<boolean> {
     const [ends, [committed]] = await Promise.all([
