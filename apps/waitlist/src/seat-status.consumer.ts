@@ -14,7 +14,11 @@ const consumed = counter(
   ['outcome'],
 );
 
-/** Partitions handled at once; below DATABASE_POOL_SIZE's default, as each holds a connection. */
+/**
+ * Partitions handled at once, at most: each holds a connection for its offer transaction and briefly takes
+ * another to write an ask (ShowOffers.announce), so fewer with a pool (DATABASE_POOL_SIZE) too small to
+ * leave one free beside them; the default pool (10) leaves four.
+ */
 const PARTITIONS_AT_ONCE = 6;
 
 /**
@@ -63,7 +67,10 @@ export class SeatStatusConsumer implements BeforeApplicationShutdown {
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: PARTITIONS_AT_ONCE,
+      partitionsConsumedConcurrently: Math.max(
+        1,
+        Math.min(PARTITIONS_AT_ONCE, this.config.database.poolSize - 1),
+      ),
       eachBatch: (payload) => this.handle(payload),
     });
   }
