@@ -60,7 +60,7 @@ const RUN_LOCK = `hashtext('waitlist run')`;
 
 /**
  * The statements of one run of a show's offers (WaitlistRepository.offering): all in one transaction under
- * its lock on the show, except announce(), which must be kept whatever becomes of the transaction.
+ * its lock on the show, except announce() and clearAsks(), committed at once (see each).
  */
 export class ShowOffers {
   /** Takes the show's lock, waiting for a run of it in another transaction to end, and this run's own. */
