@@ -52,10 +52,12 @@ const CLUSTER = [
   'test/holds/redis-stall.e2e-spec.ts',
   'test/holds/token-lifetime.e2e-spec.ts',
   'test/infrastructure/hold-shards-cluster.e2e-spec.ts',
-  // the waiting list's Kafka and PostgreSQL fault drills (offers-exactly-once, offers-outages) run once:
-  // they take minutes, and their one Redis part, a hold replayed by its Idempotency-Key, is in the
-  // idempotency files above
+  // the waiting list's Kafka and PostgreSQL fault drills (offers-exactly-once, offers-outages,
+  // leave-during-offer) run once: they take minutes, and their one Redis part, a hold replayed by its
+  // Idempotency-Key, is in the idempotency files above; a rebalance in the middle of a burst, with offer
+  // holds made and replayed on the Cluster, is offers-rebalance (seconds)
   'test/waitlist/offer-lifecycle.e2e-spec.ts',
+  'test/waitlist/offers-rebalance.e2e-spec.ts',
   'test/waitlist/waitlist-api.e2e-spec.ts',
 ];
 

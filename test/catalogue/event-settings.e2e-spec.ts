@@ -116,12 +116,21 @@ describe('PATCH /v1/events/{eventId}', () => {
     // its own ttl cap: 120 s, not the event's 600 s now
     const tooLong = await extend(old.body.holdId, 300);
     expect([tooLong.status, tooLong.body.code]).toEqual([400, 'VALIDATION_FAILED']);
+    // the bounds as numbers, for a client to retry within them
+    expect(tooLong.body.errors).toEqual([
+      { field: 'ttlSeconds', message: 'must be between 30 and 120', min: 30, max: 120 },
+    ]);
     expect((await extend(old.body.holdId, 120)).status).toBe(200);
     // its own extension cap: 1, not the event's 5 now
     const second = await extend(old.body.holdId, 120);
     expect([second.status, second.body.code]).toEqual([422, 'EXTENSION_LIMIT_REACHED']);
     expect(second.body.message).toContain('at most 1 times');
 
+    const overCap = await hold(eventId, ['S-A-2'], await a.token('erin'), 900);
+    expect([overCap.status, overCap.body.errors]).toEqual([
+      400,
+      [{ field: 'ttlSeconds', message: 'must be between 30 and 600', min: 30, max: 600 }],
+    ]);
     const fresh = await hold(eventId, ['S-A-2'], await a.token('erin'), 600);
     expect(fresh.status).toBe(201);
     for (let i = 0; i < 2; i++) {

@@ -53,12 +53,18 @@ export class WaitlistHarness {
     return new WaitlistHarness(api, db, producer, admin, probe);
   }
 
-  /** An apps/waitlist instance of this file's group; `databaseUrl` to put a proxy in its way. */
-  async consumer(databaseUrl = process.env.DATABASE_URL!): Promise<WaitlistProcess> {
+  /**
+   * An apps/waitlist instance of this file's group; `databaseUrl`, `seatApiUrl` to put a proxy in its way to
+   * PostgreSQL or to the seat API.
+   */
+  async consumer(
+    databaseUrl = process.env.DATABASE_URL!,
+    seatApiUrl = this.api.base,
+  ): Promise<WaitlistProcess> {
     const p = await startWaitlistProcess({
       DATABASE_URL: databaseUrl,
       WAITLIST_CONSUMER_GROUP: this.group,
-      WAITLIST_SEAT_API_URL: this.api.base,
+      WAITLIST_SEAT_API_URL: seatApiUrl,
       WAITLIST_SESSION_TIMEOUT_MS: '6000',
       WAITLIST_OFFER_TTL_SECONDS: '600',
     });
@@ -140,6 +146,12 @@ export class WaitlistHarness {
       await this.producer.send({ topic: this.topic, acks: -1, messages: [seatStatusKafkaMessage(ce)] });
     }
     return ce.id;
+  }
+
+  /** The consumer group's state, as the broker's coordinator has it (Stable, PreparingRebalance, ...). */
+  async groupState(): Promise<string> {
+    const { groups } = await this.admin.describeGroups([this.group]);
+    return groups[0]?.state ?? 'Unknown';
   }
 
   /** Every message of the topic is behind the group's committed offsets. */

@@ -8,8 +8,9 @@
  * - a consumer killed (SIGKILL) after its offers committed but before its offset commit: the other
  *   consumer reads the change again and makes no new offer (it announces the same one again, same id);
  * - a consumer killed after the offer's hold was made but before its transaction committed: the other
- *   consumer gets that same hold back from the seat API (the Idempotency-Key) and makes it the offer;
- * - rebalances in the middle of a burst of changes (consumers joining and leaving).
+ *   consumer gets that same hold back from the seat API (the Idempotency-Key) and makes it the offer.
+ *
+ * Rebalances in the middle of a burst: offers-rebalance.e2e-spec.ts.
  */
 import { eventually } from '../support/eventually';
 import { startTcpProxy, TcpProxy } from '../support/tcp-proxy';
@@ -140,38 +141,4 @@ it('a consumer killed after making the hold, before its transaction committed: t
   ]);
   expect(await h.liveHolds(show.eventId, 'wl-c2')).toEqual([]);
   expect(await h.offersOf(source)).toHaveLength(1);
-});
-
-it('rebalances in the middle of a burst (a second consumer joins, both leave, a third takes over): every freed seat offered once', async () => {
-  await h.consumer();
-  const shows = [];
-  for (let i = 0; i < 12; i++) {
-    const show = await h.soldOut(2);
-    await h.join(show.eventId, `wl-r${i}-a`, 1);
-    await h.join(show.eventId, `wl-r${i}-b`, 1);
-    await h.join(show.eventId, `wl-r${i}-c`, 1); // one too many: waits
-    shows.push(show);
-  }
-  const sources = [];
-  for (const show of shows) {
-    sources.push(await h.release('buyer', show));
-  }
-  await h.consumer(); // joins while the first is working through the burst: a rebalance
-  await h.stopConsumers(); // both leave, maybe mid-change, and a third takes over: more rebalances
-  await h.consumer();
-  await eventually(() => h.drained(), 90_000, 'the burst consumed');
-
-  for (const [i, show] of shows.entries()) {
-    const rows = await h.entries(show.eventId);
-    expect(rows.map((e) => [e.user_id, e.status])).toEqual([
-      [`wl-r${i}-a`, 'OFFERED'],
-      [`wl-r${i}-b`, 'OFFERED'],
-      [`wl-r${i}-c`, 'WAITING'],
-    ]);
-    const offers = await h.offersOf(sources[i]);
-    expect(offers.flatMap((o) => o.seat_ids).sort()).toEqual(show.seatIds); // each seat once
-    for (const user of [`wl-r${i}-a`, `wl-r${i}-b`]) {
-      expect(await h.liveHolds(show.eventId, user)).toHaveLength(1);
-    }
-  }
 });

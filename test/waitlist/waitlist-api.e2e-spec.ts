@@ -1,10 +1,12 @@
 /**
  * The waiting list's HTTP side against the real services: join (201 with a place in the queue, first come
  * first served; one open entry per user and show, 409 for a second, also when two joins race), validation
- * at the edge (400 naming the field, 404 for an unknown event), entries readable only by their user (404 for
- * anyone else), and leaving (the entry LEFT, the places behind it move up, a second DELETE changes nothing).
+ * at the edge (400 naming the field, 404 for an unknown event), a show that takes no holds refused as a
+ * hold is (cancelled, sales closed, ended), entries readable only by their user (404 for anyone else), and
+ * leaving (the entry LEFT, the places behind it move up, a second DELETE changes nothing).
  */
 import { randomUUID } from 'node:crypto';
+import { CatalogueService } from '../../apps/seat-api/src/catalogue/catalogue.service';
 import { Db, openDb } from '../support/db';
 import { Api, createEvent, startApi } from '../support/seat-api';
 
@@ -79,6 +81,36 @@ it('validates the body and the ids at the edge and stores nothing for a refusal'
   expect([badEntry.status, badEntry.body.errors?.[0]?.field]).toEqual([400, 'entryId']);
   const noToken = await api.call('POST', `/v1/events/${eventId}/waitlist`, { body: { quantity: 1 } });
   expect(noToken.status).toBe(401);
+  expect(await db.count('waitlist_entries')).toBe(before);
+});
+
+it('refuses to join a show that takes no holds with the reason a hold gets (cancelled, sales closed, ended), storing nothing', async () => {
+  const admin = await api.token('admin-1', ['admin']);
+  const cancelled = await createEvent(api, 1, 4);
+  expect((await api.call('POST', `/v1/events/${cancelled}/cancel`, { token: admin })).status).toBe(200);
+  const closed = await createEvent(api, 1, 4);
+  expect((await api.call('POST', `/v1/events/${closed}/sales/close`, { token: admin })).status).toBe(200);
+  // past its start + HOLD_EVENT_RETENTION_SECONDS (two days); the API refuses to create one in the past
+  const { eventId: ended } = await api.app.get(CatalogueService).createEvent({
+    name: 'Last season',
+    startsAt: new Date(Date.now() - 3 * 86_400_000).toISOString(),
+    sections: [{ name: 'S', category: 'standard', rows: [{ row: 'A', seats: 4 }] }],
+  });
+  const before = await db.count('waitlist_entries');
+
+  for (const [event, code] of [
+    [cancelled, 'EVENT_CANCELLED'],
+    [closed, 'SALES_CLOSED'],
+    [ended, 'EVENT_ENDED'],
+  ]) {
+    const hold = await api.call('POST', `/v1/events/${event}/holds`, {
+      token: await token('wl-kim'),
+      body: { seatIds: ['S-A-1'] },
+    });
+    const joined = await join('wl-kim', { quantity: 1 }, event);
+    expect([joined.status, joined.body.code]).toEqual([hold.status, hold.body.code]);
+    expect([joined.status, joined.body.code]).toEqual([409, code]);
+  }
   expect(await db.count('waitlist_entries')).toBe(before);
 });
 

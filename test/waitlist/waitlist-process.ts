@@ -11,6 +11,8 @@ const root = resolve(__dirname, '../..');
 
 export interface WaitlistProcess {
   child: ChildProcess;
+  /** Its /health and /metrics port. */
+  port: number;
   output(): string;
   /** SIGKILL, then waits for the exit. */
   kill(): Promise<void>;
@@ -58,7 +60,7 @@ export async function startWaitlistProcess(env: Record<string, string>): Promise
   if (child.exitCode !== null) {
     throw new Error(`the waitlist app exited with ${child.exitCode}:\n${output}`);
   }
-  return { child, output: () => output, kill: () => end('SIGKILL'), stop: () => end('SIGTERM') };
+  return { child, port, output: () => output, kill: () => end('SIGKILL'), stop: () => end('SIGTERM') };
 }
 
 const isReady = (port: number) =>

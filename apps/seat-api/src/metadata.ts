@@ -13,12 +13,12 @@ export default async () => {
     ['./holds/admin/dto/bookings-page.view']: await import('./holds/admin/dto/bookings-page.view'),
     ['./holds/hold.view']: await import('./holds/hold.view'),
     ['./seat-map/seat-map.view']: await import('./seat-map/seat-map.view'),
+    ['./waitlist/dto/waitlist-entry.view']: await import('./waitlist/dto/waitlist-entry.view'),
     ['./catalogue/created-event.view']: await import('./catalogue/created-event.view'),
     ['./health/health.controller']: await import('./health/health.controller'),
     ['./holds/cancel/cancelled-event.view']: await import('./holds/cancel/cancelled-event.view'),
     ['./holds/admin/dto/cancelled-booking.view']: await import('./holds/admin/dto/cancelled-booking.view'),
     ['./holds/admin/dto/holds-page.view']: await import('./holds/admin/dto/holds-page.view'),
-    ['./waitlist/dto/waitlist-entry.view']: await import('./waitlist/dto/waitlist-entry.view'),
   };
   return {
     '@nestjs/swagger': {
@@ -465,6 +465,10 @@ export default async () => {
               entryId: { required: true, type: () => String },
               position: { required: true, type: () => Number },
             },
+            WaitlistSkipView: {
+              reason: { required: true, type: () => String },
+              at: { required: true, type: () => String },
+            },
             WaitlistEntryView: {
               entryId: { required: true, type: () => String },
               eventId: { required: true, type: () => String },
@@ -474,6 +478,10 @@ export default async () => {
               position: { required: false, type: () => Number },
               holdId: { required: false, type: () => String },
               offerExpiresAt: { required: false, type: () => String },
+              skipped: {
+                required: false,
+                type: () => t['./waitlist/dto/waitlist-entry.view'].WaitlistSkipView,
+              },
             },
           },
         ],

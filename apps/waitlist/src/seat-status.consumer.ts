@@ -14,7 +14,11 @@ const consumed = counter(
   ['outcome'],
 );
 
-/** Partitions handled at once; below DATABASE_POOL_SIZE's default, as each holds a connection. */
+/**
+ * Partitions handled at once, at most: each holds a connection for its offer transaction and briefly takes
+ * another to write an ask (ShowOffers.announce), so fewer with a pool (DATABASE_POOL_SIZE) too small to
+ * leave one free beside them; the default pool (10) leaves four.
+ */
 const PARTITIONS_AT_ONCE = 6;
 
 /**
@@ -25,8 +29,10 @@ const PARTITIONS_AT_ONCE = 6;
  *
  * The offset is committed only after the batch's offers are stored and announced: a failure (the seat API,
  * PostgreSQL or Kafka not answering) leaves it uncommitted, kafkajs retries the batch, and what was done
- * is a no-op the second time (OfferMaker says how). Shows on other partitions are offered meanwhile: an
- * offer waits mostly on PostgreSQL, the seat API and Kafka, not on this process.
+ * is a no-op the second time (OfferMaker says how). A show that fails does not stop the batch's other
+ * shows, and a refusal of one entry's hold fails nothing (OfferMaker passes the entry over). Shows on other
+ * partitions are offered meanwhile: an offer waits mostly on PostgreSQL, the seat API and Kafka, not on
+ * this process.
  */
 @Injectable()
 export class SeatStatusConsumer implements BeforeApplicationShutdown {
@@ -61,7 +67,10 @@ export class SeatStatusConsumer implements BeforeApplicationShutdown {
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: PARTITIONS_AT_ONCE,
+      partitionsConsumedConcurrently: Math.max(
+        1,
+        Math.min(PARTITIONS_AT_ONCE, this.config.database.poolSize - 1),
+      ),
       eachBatch: (payload) => this.handle(payload),
     });
   }
@@ -88,19 +97,24 @@ export class SeatStatusConsumer implements BeforeApplicationShutdown {
         if (handedOver) {
           break;
         }
-        offers.push(...(await this.offers.offerFreed(freed)));
+        try {
+          offers.push(...(await this.offers.offerFreed(freed)));
+        } catch (e) {
+          // the shows after it are offered all the same; the batch is retried for this one
+          failure ??= asError(e);
+        }
         await payload.heartbeat();
       }
       if (!handedOver && booked.length > 0) {
         await this.offers.accepted(booked);
       }
     } catch (e) {
-      failure = e instanceof Error ? e : new Error(String(e));
+      failure ??= asError(e);
     }
     // what was stored is announced even when a later show failed or the partition moved on: its users
     // should not wait for the retry
     await this.announce(offers).catch((e: unknown) => {
-      failure ??= e instanceof Error ? e : new Error(String(e));
+      failure ??= asError(e);
     });
     if (failure !== undefined) {
       consumed.inc({ outcome: 'retried' }, batch.messages.length);
@@ -159,3 +173,5 @@ export class SeatStatusConsumer implements BeforeApplicationShutdown {
     await this.offers.published(unpublished);
   }
 }
+
+const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { LoggerModule } from 'nestjs-pino';
 import { ConfigModule, WaitlistConfig } from '@app/config';
-import { DatabaseModule } from '@app/database';
+import { DatabaseModule, WaitlistRepository } from '@app/database';
 import { ConsumerHealthController, GroupMembership, KafkaModule } from '@app/kafka';
 import { loggingParams, ObservabilityModule } from '@app/observability';
 import { OfferHolds } from './offers/offer-holds';
@@ -27,6 +27,13 @@ import { SeatStatusConsumer } from './seat-status.consumer';
     KafkaModule.forRootAsync({ inject: [WaitlistConfig], useFactory: (c: WaitlistConfig) => c.kafka }),
   ],
   controllers: [ConsumerHealthController],
-  providers: [SeatStatusConsumer, OfferMaker, OfferHolds, OfferPublisher, GroupMembership],
+  providers: [
+    SeatStatusConsumer,
+    OfferMaker,
+    OfferHolds,
+    OfferPublisher,
+    GroupMembership,
+    WaitlistRepository,
+  ],
 })
 export class WaitlistModule {}

@@ -1,6 +1,7 @@
 import { BaseConfig } from './base-config';
 import { ExpiryConsumerConfig } from './expiry-consumer-config';
 import { ConfigValidationError, loadConfig } from './load-config';
+import { WaitlistConfig } from './waitlist-config';
 
 describe('loadConfig', () => {
   const base = { AUTH_JWT_SECRET: 'a-secret-of-sufficient-length', REDIS_URL: 'redis://127.0.0.1:6379' };
@@ -91,6 +92,13 @@ describe('each app validates only what it reads', () => {
     expect(() => ExpiryConsumerConfig.load({ EXPIRY_CONSUMER_PORT: 'x', KAFKA_BROKERS: 'nohost' })).toThrow(
       /EXPIRY_CONSUMER_PORT[\s\S]*KAFKA_BROKERS/,
     );
+  });
+
+  it('the waiting list needs two database connections at least, one for an offer run and one beside it', () => {
+    const env = { AUTH_JWT_SECRET: 'a-secret-of-sufficient-length' };
+    expect(WaitlistConfig.load(env).database.poolSize).toBe(10);
+    expect(() => WaitlistConfig.load({ ...env, DATABASE_POOL_SIZE: '1' })).toThrow(/DATABASE_POOL_SIZE/);
+    expect(WaitlistConfig.load({ ...env, DATABASE_POOL_SIZE: '2' }).database.poolSize).toBe(2);
   });
 
   it('the migration tools read the shared variables only', () => {

@@ -23,6 +23,13 @@ export class WaitlistEnvironment extends BaseEnvironment {
   @EnvInteger(6000, 300000)
   WAITLIST_SESSION_TIMEOUT_MS: number = 30000;
 
+  /**
+   * Each partition handled at once holds a connection for its offer transaction and briefly takes a
+   * second to write an ask (apps/waitlist's SeatStatusConsumer): one connection cannot do both.
+   */
+  @EnvInteger(2, 200)
+  override DATABASE_POOL_SIZE: number = 10;
+
   /** How long an offer holds its seats for the user: the offer hold's ttl. */
   @EnvInteger(1, 86400)
   WAITLIST_OFFER_TTL_SECONDS: number = 300;

@@ -5,3 +5,5 @@ export * from './entities';
 export * from './run-migrations';
 export * from './bounded-client';
 export * from './deadline';
+export * from './waitlist/show-offers';
+export * from './waitlist/waitlist.repository';

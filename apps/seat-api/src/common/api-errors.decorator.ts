@@ -17,7 +17,8 @@ export class ErrorEnvelopeView {
   @ApiPropertyOptional({
     type: 'array',
     items: { type: 'object' },
-    description: '[{ field, message }] for validation, [{ seatId, reason }] for seats',
+    description:
+      '[{ field, message }] for validation (a ttlSeconds out of range adds its bounds: min, max), [{ seatId, reason }] for seats',
   })
   errors?: object[];
   @ApiProperty({ description: 'also in the x-request-id header; quote it when reporting a problem' })

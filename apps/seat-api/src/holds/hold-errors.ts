@@ -45,10 +45,14 @@ export function confirmedWithAnotherOrder(): DomainError {
   return new DomainError(ErrorCode.HOLD_NOT_ACTIVE, 'This hold was confirmed with another orderId');
 }
 
-/** The allowed ttl range is a deployment setting (a test deployment may allow 1 s). */
+/**
+ * The allowed ttl range is a deployment setting (a test deployment may allow 1 s), its top the event's:
+ * the bounds are fields of their own, so a client (the waiting list) retries within them without reading
+ * the message.
+ */
 export function ttlOutOfRange(min: number, max: number): DomainError {
   return new DomainError(ErrorCode.VALIDATION_FAILED, 'ttlSeconds is out of range', {
-    details: [{ field: 'ttlSeconds', message: `must be between ${min} and ${max}` }],
+    details: [{ field: 'ttlSeconds', message: `must be between ${min} and ${max}`, min, max }],
   });
 }
 

@@ -28,6 +28,9 @@ export class WaitlistController {
   @ApiErrors(
     ErrorCode.EVENT_NOT_FOUND,
     ErrorCode.WAITLIST_ENTRY_EXISTS,
+    ErrorCode.EVENT_CANCELLED,
+    ErrorCode.SALES_CLOSED,
+    ErrorCode.EVENT_ENDED,
     ErrorCode.PAYLOAD_TOO_LARGE,
     ErrorCode.UNSUPPORTED_MEDIA_TYPE,
   )

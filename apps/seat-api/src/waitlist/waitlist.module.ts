@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { WaitlistRepository } from '@app/database';
 import { HoldsModule } from '../holds/holds.module';
 import { WaitlistController } from './waitlist.controller';
 import { WaitlistService } from './waitlist.service';
@@ -7,6 +8,6 @@ import { WaitlistService } from './waitlist.service';
 @Module({
   imports: [HoldsModule], // leaving with an open offer releases its hold
   controllers: [WaitlistController],
-  providers: [WaitlistService],
+  providers: [WaitlistService, WaitlistRepository],
 })
 export class WaitlistModule {}

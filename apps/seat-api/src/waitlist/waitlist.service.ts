@@ -1,55 +1,39 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import type { WaitlistStatus } from '@app/database';
+import { EntryRead, WaitlistRepository } from '@app/database';
+import { AppConfig } from '@app/config';
 import { AuthUser } from '../auth/auth-user';
+import { eventCancelled, eventNotFound, salesClosed } from '../catalogue/policy/event-policy.service';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { HoldsService } from '../holds/holds.service';
 import { JoinWaitlistDto } from './dto/join-waitlist.dto';
 import { JoinedWaitlistView, WaitlistEntryView } from './dto/waitlist-entry.view';
 
-interface EntryRow {
-  id: string;
-  event_id: string;
-  quantity: number;
-  category: string | null;
-  status: WaitlistStatus;
-  hold_id: string | null;
-  offer_expires_at: Date | null;
-  position: number | null;
-}
-
-/** WAITING entries of the show ahead of entry `e`, plus one: the queue order is (created_at, id). */
-const POSITION = `CASE WHEN e.status = 'WAITING' THEN 1 + (
-    SELECT count(*) FROM waitlist_entries a
-     WHERE a.event_id = e.event_id AND a.status = 'WAITING' AND (a.created_at, a.id) < (e.created_at, e.id)
-  )::int END`;
-
 /**
- * Joining, reading and leaving a show's waiting list (PostgreSQL only). The offers are apps/waitlist's: it
- * reads the queue in the order these rows give and writes OFFERED, ACCEPTED and LAPSED.
+ * Joining, reading and leaving a show's waiting list (PostgreSQL only, through WaitlistRepository). The
+ * offers are apps/waitlist's: it reads the queue in the order these rows give and writes OFFERED, ACCEPTED
+ * and LAPSED.
  */
 @Injectable()
 export class WaitlistService {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly waitlist: WaitlistRepository,
     private readonly holds: HoldsService,
+    private readonly config: AppConfig,
   ) {}
 
   async join(user: AuthUser, eventId: string, dto: JoinWaitlistDto): Promise<JoinedWaitlistView> {
-    await this.requireEvent(eventId, dto.category);
+    await this.requireJoinable(eventId, dto.category);
     const id = randomUUID();
-    // the partial unique index is the one-open-entry rule: two joins at once cannot both get in
-    const inserted = await this.db.query<unknown[]>(
-      `INSERT INTO waitlist_entries (id, event_id, user_id, quantity, category, status)
-       VALUES ($1, $2, $3, $4, $5, 'WAITING')
-       ON CONFLICT (event_id, user_id) WHERE status IN ('WAITING', 'OFFERED') DO NOTHING
-       RETURNING id`,
-      [id, eventId, user.id, dto.quantity, dto.category ?? null],
-    );
-    if (inserted.length === 0) {
+    const joined = await this.waitlist.join({
+      id,
+      eventId,
+      userId: user.id,
+      quantity: dto.quantity,
+      category: dto.category ?? null,
+    });
+    if (!joined) {
       throw new DomainError(
         ErrorCode.WAITLIST_ENTRY_EXISTS,
         `You are on the waiting list of event ${eventId} already`,
@@ -63,7 +47,7 @@ export class WaitlistService {
     const e = await this.own(user, entryId);
     const view: WaitlistEntryView = {
       entryId: e.id,
-      eventId: e.event_id,
+      eventId: e.eventId,
       quantity: e.quantity,
       status: e.status,
     };
@@ -73,11 +57,14 @@ export class WaitlistService {
     if (e.position !== null) {
       view.position = e.position;
     }
-    if (e.hold_id !== null) {
-      view.holdId = e.hold_id;
+    if (e.holdId !== null) {
+      view.holdId = e.holdId;
     }
-    if (e.status === 'OFFERED' && e.offer_expires_at) {
-      view.offerExpiresAt = e.offer_expires_at.toISOString();
+    if (e.status === 'OFFERED' && e.offerExpiresAt) {
+      view.offerExpiresAt = e.offerExpiresAt.toISOString();
+    }
+    if (e.status === 'WAITING' && e.skipReason !== null && e.skippedAt !== null) {
+      view.skipped = { reason: e.skipReason, at: e.skippedAt.toISOString() };
     }
     return view;
   }
@@ -86,17 +73,13 @@ export class WaitlistService {
    * Leaves the list; an open offer is declined: its hold is released, and apps/waitlist offers the seats
    * to the next entry when it reads the release. The entry is LEFT before the hold is released, so the
    * release is never read as a lapse of an open offer; a retry after a failed release releases it again
-   * (releasing an ended hold changes nothing). An entry already closed otherwise stays as it is.
+   * (releasing an ended hold changes nothing). An entry already closed otherwise stays as it is. An offer
+   * being made meanwhile is not this call's: apps/waitlist finds the entry LEFT when it stores the offer,
+   * and releases the hold it made (its OfferMaker).
    */
   async leave(user: AuthUser, entryId: string): Promise<void> {
     await this.own(user, entryId);
-    const rows = await this.db.query<[{ hold_id: string | null }[], number]>(
-      `UPDATE waitlist_entries SET status = 'LEFT'
-        WHERE id = $1 AND user_id = $2 AND status IN ('WAITING', 'OFFERED', 'LEFT')
-        RETURNING hold_id`,
-      [entryId, user.id],
-    );
-    const holdId = rows[0][0]?.hold_id;
+    const { holdId } = await this.waitlist.leave(entryId, user.id);
     if (holdId) {
       try {
         await this.holds.release(user, holdId);
@@ -111,30 +94,38 @@ export class WaitlistService {
   }
 
   /** The user's own entry: another user's is answered as one that does not exist (no id probing). */
-  private async own(user: AuthUser, entryId: string): Promise<EntryRow> {
-    const [row] = await this.db.query<EntryRow[]>(
-      `SELECT e.id, e.event_id, e.quantity, e.category, e.status, e.hold_id, e.offer_expires_at,
-              ${POSITION} AS position
-         FROM waitlist_entries e WHERE e.id = $1 AND e.user_id = $2`,
-      [entryId, user.id],
-    );
-    if (!row) {
+  private async own(user: AuthUser, entryId: string): Promise<EntryRead> {
+    const entry = await this.waitlist.entryOf(entryId, user.id);
+    if (!entry) {
       throw new DomainError(ErrorCode.WAITLIST_ENTRY_NOT_FOUND, `No waiting-list entry ${entryId}`);
     }
-    return row;
+    return entry;
   }
 
-  /** 404 for an unknown event; 400 for a category the event has no seat of (it could never be offered). */
-  private async requireEvent(eventId: string, category: string | undefined): Promise<void> {
-    const [row] = await this.db.query<{ event: boolean; category: boolean }[]>(
-      `SELECT EXISTS (SELECT 1 FROM events WHERE id = $1) AS event,
-              ($2::text IS NULL OR EXISTS (SELECT 1 FROM seats WHERE event_id = $1 AND category = $2)) AS category`,
-      [eventId, category ?? null],
-    );
-    if (!row.event) {
-      throw new DomainError(ErrorCode.EVENT_NOT_FOUND, `Event ${eventId} does not exist`);
+  /**
+   * 404 for an unknown event; the refusal a hold of it gets when it takes none (cancelled, sales closed,
+   * past its start + HOLD_EVENT_RETENTION_SECONDS), checked in the order a hold checks them: a place in a
+   * queue that is never offered anything is no place; 400 for a category the event has no seat of (it
+   * could never be offered).
+   */
+  private async requireJoinable(eventId: string, category: string | undefined): Promise<void> {
+    const target = await this.waitlist.joinTarget(eventId, category ?? null);
+    if (!target) {
+      throw eventNotFound(eventId);
     }
-    if (!row.category) {
+    if (target.sales === 'CANCELLED') {
+      throw eventCancelled(eventId);
+    }
+    if (target.sales === 'CLOSED') {
+      throw salesClosed(eventId);
+    }
+    if (Date.now() >= target.startsAt.getTime() + this.config.holds.eventRetentionSeconds * 1000) {
+      throw new DomainError(
+        ErrorCode.EVENT_ENDED,
+        `Event ${eventId} is over: its seats can no longer be held`,
+      );
+    }
+    if (!target.hasCategory) {
       throw new DomainError(ErrorCode.VALIDATION_FAILED, `Event ${eventId} has no seat of that category`, {
         details: [{ field: 'category', message: 'the event has no seat of this category' }],
       });

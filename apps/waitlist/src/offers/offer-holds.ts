@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { createHash, webcrypto } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { WaitlistConfig } from '@app/config';
+import type { OfferAsk } from '@app/database';
 
 /** What an offer asks the seat API to hold: the freed seats themselves, or the best block of a quantity. */
 export type OfferSeats = { seatIds: string[] } | { bestAvailable: { quantity: number; category?: string } };
@@ -12,24 +13,48 @@ export interface OfferHold {
   expiresAt: string;
 }
 
-/** The seat API cannot hold these seats for this user now (taken, sold out, the user's hold limit). */
+/**
+ * The seat API refused this hold, and would refuse it again now. `scope`:
+ * - 'entry': this ask alone is refused (its seats are taken, no block of the party's size is free, the
+ *   user's own hold limit): the next entry is tried;
+ * - 'caller': the user is over their own rate limit (429: every caller has their own), so the seat API
+ *   did not look at the ask at all; for the queue, as 'entry';
+ * - 'show': every ask of the show would be (it takes no holds: cancelled, closed, over or unknown).
+ * `ttlMaxSeconds`: the ttl asked is over the show's longest hold, this one (asked again with it).
+ */
 export interface OfferRefused {
   refused: string;
+  scope: 'entry' | 'caller' | 'show';
+  ttlMaxSeconds?: number;
 }
 
-/** Answers that are about this request and stay the same on a retry: the next entry is tried instead. */
-const REFUSALS = new Set([400, 404, 409, 422]);
+/** Refusals that hold for every entry of the show: nobody can be offered anything now. */
+const SHOW_CLOSED = new Set(['EVENT_ENDED', 'SALES_CLOSED', 'EVENT_CANCELLED', 'EVENT_NOT_FOUND']);
+
+/**
+ * Answers about this ask alone: a malformed or impossible ask (400, 404), seats or limits that say no (409,
+ * 422), the user's own rate limit (429). Not among them, so thrown and the show tried again: 5xx (the seat
+ * API or its Redis down or busy, 503 BUSY for seat-lock contention), 401 and 403 (this app's token is
+ * refused: every ask would be), a request that got no answer, and 409 IDEMPOTENCY_IN_PROGRESS (the same
+ * ask is still running: what it did is learnt by asking again).
+ */
+const REFUSALS = new Set([400, 404, 409, 422, 429]);
+
+/** The body of an offer hold: the seats, and its ttl. */
+export function offerAsk(sourceEventId: string, seats: OfferSeats, ttlSeconds: number): OfferAsk {
+  return { sourceEventId, body: JSON.stringify({ ...seats, ttlSeconds }) };
+}
 
 /**
  * Makes an offer's hold through the seat API over HTTP: apps/waitlist must not import apps/seat-api, and the
  * hold store is the seat API's (its Lua scripts, seat locks, policy checks, the seat.status records of every
  * change). The hold is an ordinary hold of the user (their token's `sub`): they read, confirm or release it
  * with their own token and their limits apply. So the app signs a short token in the user's name with the
- * seat API's secret (it is trusted as the seat API is), and calls the customer route, the one that takes
- * `bestAvailable` and Idempotency-Key.
+ * seat API's secret (it is trusted as the seat API is), and calls the customer routes: the hold route (the
+ * one that takes `bestAvailable` and Idempotency-Key), and reading and releasing a hold.
  *
- * The Idempotency-Key is derived from the freed change and the entry: a consumer that dies after the hold
- * was made but before its transaction committed gets the same hold back on redelivery, never a second one.
+ * The Idempotency-Key is derived from the freed change, the entry and the ask: the same ask sent again gets
+ * the first answer back (the hold made, or the refusal), never a second hold.
  */
 @Injectable()
 export class OfferHolds {
@@ -42,57 +67,85 @@ export class OfferHolds {
     this.key = webcrypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   }
 
-  async hold(
-    userId: string,
-    eventId: string,
-    seats: OfferSeats,
-    change: { sourceEventId: string; entryId: string },
-  ): Promise<OfferHold | OfferRefused> {
-    const asked = await this.ask(userId, eventId, seats, change, this.config.offers.ttlSeconds);
-    if ('ttlMaxSeconds' in asked) {
-      // the show caps its holds below WAITLIST_OFFER_TTL_SECONDS: the offer gets the show's longest hold
-      // rather than none (the ask differs, so it has its own key, the same on every retry)
-      const capped = await this.ask(userId, eventId, seats, change, asked.ttlMaxSeconds);
-      return 'ttlMaxSeconds' in capped ? { refused: 'VALIDATION_FAILED' } : capped;
-    }
-    return asked;
+  /** WAITLIST_OFFER_TTL_SECONDS: how long an offer holds its seats, unless the show caps holds lower. */
+  get ttlSeconds(): number {
+    return this.config.offers.ttlSeconds;
   }
 
-  private async ask(
+  /** Sends the ask for `entryId` as a hold of `userId`'s. */
+  async ask(
     userId: string,
     eventId: string,
-    seats: OfferSeats,
-    change: { sourceEventId: string; entryId: string },
-    ttlSeconds: number,
-  ): Promise<OfferHold | OfferRefused | { ttlMaxSeconds: number }> {
-    const body = JSON.stringify({ ...seats, ttlSeconds });
-    const res = await fetch(`${this.config.offers.seatApiUrl}/v1/events/${eventId}/holds`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${await this.token(userId)}`,
-        'content-type': 'application/json',
-        'idempotency-key': idempotencyKey(change.sourceEventId, change.entryId, body),
-      },
-      body,
-      signal: AbortSignal.timeout(10_000),
+    entryId: string,
+    ask: OfferAsk,
+  ): Promise<OfferHold | OfferRefused> {
+    const res = await this.send(userId, 'POST', `/v1/events/${eventId}/holds`, ask.body, {
+      'idempotency-key': idempotencyKey(ask.sourceEventId, entryId, ask.body),
     });
     const answer = (await res.json().catch(() => ({}))) as {
       code?: string;
-      errors?: { field?: string; message?: string }[];
+      errors?: { field?: string; max?: unknown }[];
     };
     if (res.status === 200 || res.status === 201) {
       return answer as OfferHold;
     }
-    const ttlMax = answer.errors?.find((e) => e.field === 'ttlSeconds')?.message?.match(/and (\d+)$/);
-    if (ttlMax && Number(ttlMax[1]) < ttlSeconds) {
-      return { ttlMaxSeconds: Number(ttlMax[1]) };
+    const code = answer.code ?? String(res.status);
+    if (REFUSALS.has(res.status) && code !== 'IDEMPOTENCY_IN_PROGRESS') {
+      const scope = SHOW_CLOSED.has(code) ? 'show' : res.status === 429 ? 'caller' : 'entry';
+      // a ttl out of range names the show's bounds (the seat API's ttlOutOfRange)
+      const ttlMax = answer.errors?.find((e) => e.field === 'ttlSeconds')?.max;
+      return typeof ttlMax === 'number'
+        ? { refused: code, scope, ttlMaxSeconds: ttlMax }
+        : { refused: code, scope };
     }
-    if (REFUSALS.has(res.status) && answer.code !== 'IDEMPOTENCY_IN_PROGRESS') {
-      return { refused: answer.code ?? String(res.status) };
+    throw this.failure('hold', res.status, code);
+  }
+
+  /** Whether the user's hold is live (a hold being confirmed counts: it may still be given back). */
+  async isActive(userId: string, holdId: string): Promise<boolean> {
+    const res = await this.send(userId, 'GET', `/v1/holds/${encodeURIComponent(holdId)}`);
+    const answer = (await res.json().catch(() => ({}))) as { status?: string; code?: string };
+    if (res.status === 200 || res.status === 404) {
+      return answer.status === 'ACTIVE';
     }
-    // busy, rate limited, unavailable, in progress: the message is retried, nothing was decided
-    this.logger.warn(`hold for an offer answered ${res.status} ${answer.code ?? ''}`);
-    throw new Error(`seat API answered ${res.status} ${answer.code ?? ''} to an offer hold`);
+    throw this.failure('hold read', res.status, answer.code ?? String(res.status));
+  }
+
+  /** Releases the user's hold, as they would; one that ended or was booked meanwhile is left as it is. */
+  async release(userId: string, holdId: string): Promise<void> {
+    const res = await this.send(userId, 'DELETE', `/v1/holds/${encodeURIComponent(holdId)}`);
+    if (res.status === 204 || res.status === 404) {
+      return;
+    }
+    const answer = (await res.json().catch(() => ({}))) as { code?: string };
+    if (answer.code !== 'HOLD_CONFIRMED') {
+      throw this.failure('release', res.status, answer.code ?? String(res.status));
+    }
+  }
+
+  private async send(
+    userId: string,
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    body?: string,
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
+    return fetch(`${this.config.offers.seatApiUrl}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${await this.token(userId)}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      body,
+      signal: AbortSignal.timeout(10_000),
+    });
+  }
+
+  /** Unavailable, busy, in progress: nothing was decided, the show is tried again. */
+  private failure(call: string, status: number, code: string): Error {
+    this.logger.warn(`${call} for an offer answered ${status} ${code}`);
+    return new Error(`seat API answered ${status} ${code} to an offer ${call}`);
   }
 
   private async token(userId: string): Promise<string> {

@@ -1,32 +1,34 @@
-import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { Injectable, Logger } from '@nestjs/common';
 import type { WaitlistOfferMadeData } from '@app/contracts';
+import {
+  FreedSeat,
+  OfferRecord,
+  PassedEntry,
+  QueuedEntry,
+  ShowOffers,
+  UnsettledAsk,
+  WaitlistRepository,
+} from '@app/database';
 import { counter } from '@app/observability';
 import type { FreedSeats } from './freed-seats';
-import { isRefused, OfferHolds, OfferSeats } from './offer-holds';
+import { isRefused, OfferHold, offerAsk, OfferHolds, OfferRefused, OfferSeats } from './offer-holds';
 
-const offersMade = counter('waitlist_offers_total', 'Offers made from freed seats, and lapsed ones', [
-  'outcome',
-]);
+const offersMade = counter(
+  'waitlist_offers_total',
+  'Offers made from freed seats (made, replayed, recovered), lapsed ones, and holds of entries that left (declined)',
+  ['outcome'],
+);
+const entriesSkipped = counter(
+  'waitlist_entries_skipped_total',
+  'Entries passed over for freed seats they fitted, by the seat API refusal of their own offer hold',
+  ['reason'],
+);
 
 /** Entries read beyond the freed seats: far more than one change's seats can serve (a party is 1-10 seats). */
 const QUEUE_SCAN = 200;
 
-/** Refusals that hold for every entry of the show: nobody can be offered anything now. */
-const SHOW_CLOSED = new Set(['EVENT_ENDED', 'SALES_CLOSED', 'EVENT_CANCELLED', 'EVENT_NOT_FOUND']);
-
-interface QueuedEntry {
-  id: string;
-  user_id: string;
-  quantity: number;
-  category: string | null;
-}
-
-interface FreedSeat {
-  seat_id: string;
-  category: string;
-}
+/** Refusals about the seats asked for, not the entry: it was not passed over, the seats were not there. */
+const SEAT_REFUSALS = new Set(['SEATS_UNAVAILABLE', 'SEAT_NOT_FOUND']);
 
 /**
  * An offer: what WaitlistOfferMade announces, the freed change it was made from, and whether Kafka
@@ -38,43 +40,61 @@ export interface Offer {
   published: boolean;
 }
 
+/** An offer hold made in this run, not stored yet. */
+interface Made extends Offer {
+  recovered: boolean;
+}
+
 /**
  * Turns freed seats into offers, exactly once in effect per freed change:
  *
  * - one transaction per show and batch of its changes, under a transaction-scoped advisory lock on the
- *   show: two consumers that get the same changes (a rebalance hands a partition over while its old owner
- *   still works) take turns, and the second sees the first's offers;
+ *   show (WaitlistRepository.offering): two consumers that get the same changes (a rebalance hands a
+ *   partition over while its old owner still works) take turns, and the second sees the first's offers;
  * - a change's offers are rows keyed by (its CloudEvent id, entry), inserted in the transaction that marks
  *   the entries OFFERED: a change read again (redelivery, a consumer killed before its offset commit) finds
  *   them and offers nothing new, it only hands the same offers back to be announced;
- * - the hold is made before the transaction commits, with an Idempotency-Key derived from the change and
- *   the entry (OfferHolds): a consumer killed in between left a hold but no offer, and the redelivery, which
- *   meets the same queue, gets that same hold back.
+ * - every hold is asked for with an Idempotency-Key derived from the change, the entry and the ask, and the
+ *   ask is written on its entry first, committed at once (ShowOffers.announce). A run that dies or fails
+ *   after the seat API made holds leaves those asks behind, and the next run of the show settles them before
+ *   anything else: each is asked again (the seat API answers the hold it made, or makes it now) and
+ *   becomes its entry's offer while the hold is live, or is released when the entry has left. No hold the
+ *   seat API made for an offer is left to run out on its own.
  *
  * Who: the queue in order (created_at, id), WAITING entries only (one open offer per entry), the first whose
  * category the freed seats have and whose party can be seated. Which seats: the freed ones when the party
  * is no larger; otherwise the seat API's best-available block of its size (seats together), which the freed
  * seats made possible or not. What the first offer leaves of the freed seats goes on to the next entries;
  * the changes of a batch are served in their order, each from the queue the ones before it left.
+ *
+ * One entry never holds back another: a hold the seat API refuses for that entry alone (OfferHolds: its
+ * seats taken, the user's own hold or rate limit) passes the seats on to the next entry, and the entry keeps
+ * its place, with the reason recorded on it for its user to read (unless the refusal was about the seats).
+ * Only what would fail every ask (the seat API or PostgreSQL down) fails the show and is tried again.
+ *
+ * An entry that leaves while its hold is being made is LEFT when the run stores its outcome: it gets no
+ * offer, its hold is released, and the seats go to the next entry with that release.
  */
 @Injectable()
 export class OfferMaker {
+  private readonly logger = new Logger('OfferMaker');
+
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly waitlist: WaitlistRepository,
     private readonly holds: OfferHolds,
   ) {}
 
   /** Offers the seats one show's changes freed (in their order), in one transaction. */
   async offerFreed(changes: FreedSeats[]): Promise<Offer[]> {
     const eventId = changes[0].eventId;
-    return this.db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`waitlist:${eventId}`]);
-      const done = await this.offersOf(tx, eventId, changes);
-      if (done.length > 0) {
-        offersMade.inc({ outcome: 'replayed' }, done.length);
+    return this.waitlist.offering(eventId, async (show) => {
+      const stored = await show.offersOf(changes.map((c) => c.sourceEventId));
+      if (stored.length > 0) {
+        offersMade.inc({ outcome: 'replayed' }, stored.length);
       }
-      // a change already offered, or a second copy of one in this batch, offers nothing new
-      const seen = new Set(done.map((o) => o.sourceEventId));
+      // a change offered already, or a second copy of one in this batch, offers nothing new; an offer
+      // recovered from an earlier run's ask does not count (the change's other seats are offered still)
+      const seen = new Set(stored.filter((o) => !o.recovered).map((o) => o.sourceEventId));
       const todo: FreedSeats[] = [];
       for (const change of changes) {
         if (!seen.has(change.sourceEventId)) {
@@ -82,92 +102,148 @@ export class OfferMaker {
           todo.push(change);
         }
       }
+      const recovered = await this.settleAsks(show);
       const freedHolds = todo.flatMap((c) => (c.holdId ? [c.holdId] : []));
       if (freedHolds.length > 0) {
-        // the freed holds that were offers ended unbooked (a declined offer's entry is LEFT already)
-        const lapsed = await tx.query<[unknown[], number]>(
-          `UPDATE waitlist_entries SET status = 'LAPSED' WHERE hold_id = ANY($1::text[]) AND status = 'OFFERED'`,
-          [freedHolds],
-        );
-        if (lapsed[1] > 0) {
-          offersMade.inc({ outcome: 'lapsed' }, lapsed[1]);
+        // the freed holds that were offers ended unbooked
+        const lapsed = await show.lapse(freedHolds);
+        if (lapsed > 0) {
+          offersMade.inc({ outcome: 'lapsed' }, lapsed);
         }
       }
-      return todo.length === 0 ? done : [...done, ...(await this.offer(tx, eventId, todo))];
+      const made = todo.length === 0 ? [] : await this.offer(show, todo, recovered);
+      return [...stored.map((r) => asOffer(eventId, r)), ...recovered, ...made];
     });
   }
 
   /** The offers' holds were booked: their entries accepted them. */
-  async accepted(holdIds: string[]): Promise<void> {
-    await this.db.query(
-      `UPDATE waitlist_entries SET status = 'ACCEPTED'
-        WHERE hold_id = ANY($1::text[]) AND status IN ('OFFERED', 'LAPSED')`,
-      [holdIds],
-    );
+  accepted(holdIds: string[]): Promise<void> {
+    return this.waitlist.accepted(holdIds);
   }
 
   /** Records that Kafka has the offers' WaitlistOfferMade, so a redelivery does not announce them again. */
-  async published(offers: Offer[]): Promise<void> {
-    await this.db.query(
-      `UPDATE waitlist_offers SET published_at = now()
-        WHERE (source_event_id, entry_id) IN (SELECT * FROM unnest($1::text[], $2::uuid[]))`,
-      [offers.map((o) => o.sourceEventId), offers.map((o) => o.data.entryId)],
+  published(offers: Offer[]): Promise<void> {
+    return this.waitlist.published(
+      offers.map((o) => ({ sourceEventId: o.sourceEventId, entryId: o.data.entryId })),
     );
   }
 
-  private async offer(tx: EntityManager, eventId: string, changes: FreedSeats[]): Promise<Offer[]> {
+  /**
+   * The asks earlier runs of the show left behind, settled: a live hold of a WAITING entry becomes its
+   * offer (stored here, so the changes of this run that end that hold lapse it), a hold of an entry that
+   * left is released, an ask that made no hold is cleared. One the seat API did not answer (its user over
+   * their rate limit) stays, and keeps its entry out of the queue until a later run settles it.
+   */
+  private async settleAsks(show: ShowOffers): Promise<Offer[]> {
+    const asks = await show.unsettledAsks();
+    const made: Made[] = [];
+    const cleared: UnsettledAsk[] = [];
+    const released: string[] = [];
+    for (const a of asks) {
+      const answer = await this.holds.ask(a.userId, show.eventId, a.entryId, a.ask);
+      if (isRefused(answer)) {
+        if (answer.scope === 'caller') {
+          entriesSkipped.inc({ reason: answer.refused });
+          this.logger.warn({ msg: 'unsettled offer ask kept', entryId: a.entryId, reason: answer.refused });
+        } else {
+          cleared.push(a); // it made no hold
+        }
+      } else if (a.status === 'LEFT') {
+        await this.decline(a, answer);
+        released.push(a.entryId);
+      } else if (await this.holds.isActive(a.userId, answer.holdId)) {
+        made.push(offerOf(a.ask.sourceEventId, show.eventId, a.entryId, a.userId, answer, true));
+      } else {
+        cleared.push(a); // it ended unbooked: the entry waits on
+      }
+    }
+    await show.clearAsks(cleared);
+    await show.settle(released);
+    const recovered = await this.store(show, made, []);
+    offersMade.inc({ outcome: 'recovered' }, recovered.length);
+    return recovered;
+  }
+
+  private async offer(show: ShowOffers, changes: FreedSeats[], recovered: Offer[]): Promise<Offer[]> {
     const seatIds = [...new Set(changes.flatMap((c) => c.seatIds))];
-    const seats = await tx.query<FreedSeat[]>(
-      `SELECT seat_id, category FROM seats WHERE event_id = $1 AND seat_id = ANY($2::text[]) ORDER BY position`,
-      [eventId, seatIds],
-    );
-    const queue = await tx.query<QueuedEntry[]>(
-      `SELECT id, user_id, quantity, category FROM waitlist_entries
-        WHERE event_id = $1 AND status = 'WAITING' ORDER BY created_at, id LIMIT $2`,
-      [eventId, QUEUE_SCAN + seatIds.length],
-    );
-    // each change's seats in layout order, looked up by place rather than scanned per change
-    const place = new Map(seats.map((s, i) => [s.seat_id, i]));
-    const offers: Offer[] = [];
+    const seats = await show.seats(seatIds);
+    const queue = await show.queue(QUEUE_SCAN + seatIds.length);
+    // each change's seats in layout order, looked up by place rather than scanned per change; those an
+    // offer recovered in this run holds are not free
+    const taken = new Set(recovered.flatMap((o) => o.data.seatIds));
+    const place = new Map(seats.map((s, i) => [s.seatId, i]));
+    const made: Made[] = [];
+    const passed = new Map<string, string | null>();
     for (const change of changes) {
       const freed = [...new Set(change.seatIds)]
         .flatMap((id) => place.get(id) ?? [])
         .sort((a, b) => a - b)
-        .map((i) => seats[i]);
-      offers.push(...(await this.offerChange(change, freed, queue)));
+        .map((i) => seats[i])
+        .filter((s) => !taken.has(s.seatId));
+      made.push(...(await this.offerChange(show, change, freed, queue, passed)));
     }
-    if (offers.length > 0) {
-      // the offer rows and their entries' OFFERED in one statement
-      await tx.query(
-        `WITH made AS (
-           SELECT * FROM jsonb_to_recordset($1::jsonb) AS m(source_event_id text, entry_id uuid, hold_id text,
-             seat_ids text[], offer_expires_at timestamptz)),
-         offer AS (
-           INSERT INTO waitlist_offers (source_event_id, entry_id, hold_id, seat_ids, offer_expires_at)
-           SELECT source_event_id, entry_id, hold_id, seat_ids, offer_expires_at FROM made)
-         UPDATE waitlist_entries e SET status = 'OFFERED', hold_id = m.hold_id, offer_expires_at = m.offer_expires_at
-           FROM made m WHERE e.id = m.entry_id`,
-        [
-          JSON.stringify(
-            offers.map((o) => ({
-              source_event_id: o.sourceEventId,
-              entry_id: o.data.entryId,
-              hold_id: o.data.holdId,
-              seat_ids: o.data.seatIds,
-              offer_expires_at: o.data.offerExpiresAt,
-            })),
-          ),
-        ],
-      );
-      offersMade.inc({ outcome: 'made' }, offers.length);
+    for (const o of made) {
+      passed.delete(o.data.entryId); // passed over for one change, offered seats of a later one
     }
+    const offers = await this.store(
+      show,
+      made,
+      [...passed].map(([entryId, reason]) => ({ entryId, reason })),
+    );
+    offersMade.inc({ outcome: 'made' }, offers.length);
+    passed.forEach((reason) => reason && entriesSkipped.inc({ reason }));
     return offers;
   }
 
-  /** One change's offers, from `queue` in order; the entries offered leave `queue`. */
-  private async offerChange(change: FreedSeats, freed: FreedSeat[], queue: QueuedEntry[]): Promise<Offer[]> {
+  /**
+   * Stores the offers and the passed entries; an offer whose entry left meanwhile is declined (its hold
+   * released, the release freeing its seats for the next entry) and its ask settled. The offers stored.
+   */
+  private async store(show: ShowOffers, made: Made[], passed: PassedEntry[]): Promise<Offer[]> {
+    const offered = await show.record(
+      made.map((o) => ({
+        sourceEventId: o.sourceEventId,
+        entryId: o.data.entryId,
+        holdId: o.data.holdId,
+        seatIds: o.data.seatIds,
+        offerExpiresAt: o.data.offerExpiresAt,
+        recovered: o.recovered,
+      })),
+      passed,
+    );
+    const left = made.filter((o) => !offered.has(o.data.entryId));
+    for (const o of left) {
+      await this.decline({ entryId: o.data.entryId, userId: o.data.userId }, o.data);
+    }
+    await show.settle(left.map((o) => o.data.entryId));
+    return made.filter((o) => offered.has(o.data.entryId)).map(({ recovered: _, ...offer }) => offer);
+  }
+
+  /** The hold made for an entry that left is released: they asked for no offer. */
+  private async decline(entry: Pick<UnsettledAsk, 'entryId' | 'userId'>, hold: { holdId: string }) {
+    await this.holds.release(entry.userId, hold.holdId);
+    offersMade.inc({ outcome: 'declined' });
+    this.logger.log({
+      msg: 'hold of an entry that left released',
+      entryId: entry.entryId,
+      holdId: hold.holdId,
+    });
+  }
+
+  /**
+   * One change's offers, from `queue` in order; the entries offered leave `queue`, and so do those that
+   * left; the entries asked for and refused are put in `passed`, with the refusal's code when it was
+   * their own.
+   */
+  private async offerChange(
+    show: ShowOffers,
+    change: FreedSeats,
+    freed: FreedSeat[],
+    queue: QueuedEntry[],
+    passed: Map<string, string | null>,
+  ): Promise<Made[]> {
     let remaining = freed;
-    const offers: Offer[] = [];
+    const made: Made[] = [];
     // a best-available block refused for one party is refused for the next party of that size and category
     const noBlock = new Set<string>();
     for (let i = 0; i < queue.length && remaining.length > 0; i++) {
@@ -177,78 +253,113 @@ export class OfferMaker {
       if (fitting.length === 0 || (entry.quantity > fitting.length && noBlock.has(block))) {
         continue;
       }
-      const ask: OfferSeats =
+      const seats: OfferSeats =
         entry.quantity <= fitting.length
-          ? { seatIds: fitting.slice(0, entry.quantity).map((s) => s.seat_id) }
+          ? { seatIds: fitting.slice(0, entry.quantity).map((s) => s.seatId) }
           : {
               bestAvailable: {
                 quantity: entry.quantity,
                 ...(entry.category ? { category: entry.category } : {}),
               },
             };
-      const hold = await this.holds.hold(entry.user_id, change.eventId, ask, {
-        sourceEventId: change.sourceEventId,
-        entryId: entry.id,
-      });
+      const hold = await this.askHold(show, change, entry, seats);
+      if (hold === 'left') {
+        queue.splice(i--, 1);
+        continue;
+      }
       if (isRefused(hold)) {
-        if (SHOW_CLOSED.has(hold.refused)) {
+        passed.set(entry.id, passed.get(entry.id) ?? null);
+        if (hold.scope === 'show') {
           break;
         }
-        if ('seatIds' in ask && hold.refused === 'SEATS_UNAVAILABLE') {
-          // someone else holds them already: they are not free to offer
-          remaining = remaining.filter((s) => !ask.seatIds.includes(s.seat_id));
-        } else if ('bestAvailable' in ask) {
-          noBlock.add(block);
+        if (hold.refused === 'SEATS_UNAVAILABLE') {
+          if ('seatIds' in seats) {
+            // someone else holds them already: they are not free to offer
+            remaining = remaining.filter((s) => !seats.seatIds.includes(s.seatId));
+          } else {
+            noBlock.add(block);
+          }
+        } else if (!SEAT_REFUSALS.has(hold.refused)) {
+          // the entry's own refusal (its user's rate or hold limit): it keeps its place, the seats go on
+          passed.set(entry.id, hold.refused);
+          this.logger.warn({
+            msg: 'waiting-list entry passed over',
+            entryId: entry.id,
+            userId: entry.userId,
+            eventId: change.eventId,
+            reason: hold.refused,
+          });
         }
         continue;
       }
-      remaining = remaining.filter((s) => !hold.seatIds.includes(s.seat_id));
+      remaining = remaining.filter((s) => !hold.seatIds.includes(s.seatId));
       queue.splice(i--, 1); // offered: no longer waiting for the changes after this one
-      offers.push({
-        sourceEventId: change.sourceEventId,
-        published: false,
-        data: {
-          eventId: change.eventId,
-          entryId: entry.id,
-          userId: entry.user_id,
-          holdId: hold.holdId,
-          seatIds: hold.seatIds,
-          offerExpiresAt: new Date(hold.expiresAt).toISOString(),
-        },
-      });
+      made.push(offerOf(change.sourceEventId, change.eventId, entry.id, entry.userId, hold, false));
     }
-    return offers;
+    return made;
   }
 
-  /** The offers already made from these changes (committed by an earlier delivery of them). */
-  private async offersOf(tx: EntityManager, eventId: string, changes: FreedSeats[]): Promise<Offer[]> {
-    const rows = await tx.query<
-      {
-        source_event_id: string;
-        entry_id: string;
-        user_id: string;
-        hold_id: string;
-        seat_ids: string[];
-        offer_expires_at: Date;
-        published_at: Date | null;
-      }[]
-    >(
-      `SELECT o.source_event_id, o.entry_id, e.user_id, o.hold_id, o.seat_ids, o.offer_expires_at, o.published_at
-         FROM waitlist_offers o JOIN waitlist_entries e ON e.id = o.entry_id
-        WHERE o.source_event_id = ANY($1::text[]) ORDER BY o.created_at`,
-      [changes.map((c) => c.sourceEventId)],
-    );
-    return rows.map((r) => ({
-      sourceEventId: r.source_event_id,
-      published: r.published_at !== null,
-      data: {
-        eventId,
-        entryId: r.entry_id,
-        userId: r.user_id,
-        holdId: r.hold_id,
-        seatIds: r.seat_ids,
-        offerExpiresAt: r.offer_expires_at.toISOString(),
-      },
-    }));
+  /**
+   * Announces the ask on the entry, then sends it: 'left' when the entry is no longer WAITING (nothing
+   * asked). A show that caps its holds below WAITLIST_OFFER_TTL_SECONDS gets asked again for its longest
+   * hold rather than none (another ask, so announced and keyed on its own).
+   */
+  private async askHold(
+    show: ShowOffers,
+    change: FreedSeats,
+    entry: QueuedEntry,
+    seats: OfferSeats,
+  ): Promise<OfferHold | OfferRefused | 'left'> {
+    let ttlSeconds = this.holds.ttlSeconds;
+    for (;;) {
+      const ask = offerAsk(change.sourceEventId, seats, ttlSeconds);
+      if (!(await show.announce(entry.id, ask))) {
+        return 'left';
+      }
+      const answer = await this.holds.ask(entry.userId, change.eventId, entry.id, ask);
+      if (!isRefused(answer) || answer.ttlMaxSeconds === undefined || answer.ttlMaxSeconds >= ttlSeconds) {
+        return answer;
+      }
+      ttlSeconds = answer.ttlMaxSeconds;
+    }
   }
+}
+
+function offerOf(
+  sourceEventId: string,
+  eventId: string,
+  entryId: string,
+  userId: string,
+  hold: OfferHold,
+  recovered: boolean,
+): Made {
+  return {
+    sourceEventId,
+    published: false,
+    recovered,
+    data: {
+      eventId,
+      entryId,
+      userId,
+      holdId: hold.holdId,
+      seatIds: hold.seatIds,
+      offerExpiresAt: new Date(hold.expiresAt).toISOString(),
+    },
+  };
+}
+
+/** An offer as WaitlistOfferMade announces it. */
+function asOffer(eventId: string, r: OfferRecord): Offer {
+  return {
+    sourceEventId: r.sourceEventId,
+    published: r.published,
+    data: {
+      eventId,
+      entryId: r.entryId,
+      userId: r.userId,
+      holdId: r.holdId,
+      seatIds: r.seatIds,
+      offerExpiresAt: r.offerExpiresAt,
+    },
+  };
 }

@@ -18,6 +18,8 @@ export type WaitlistStatus = (typeof WAITLIST_STATUSES)[number];
 @Index('waitlist_entries_queue_idx', ['eventId', 'createdAt', 'id'], { where: `status = 'WAITING'` })
 // the entry an offer hold belongs to, when that hold is released or expires
 @Index('waitlist_entries_hold_idx', ['holdId'], { where: 'hold_id IS NOT NULL' })
+// the asks of a show whose outcome was never stored, looked for by every run of its offers
+@Index('waitlist_entries_asked_idx', ['eventId'], { where: 'offer_ask IS NOT NULL' })
 @Check('waitlist_entries_quantity_check', 'quantity BETWEEN 1 AND 10')
 @Check('waitlist_entries_status_check', `status IN ('WAITING', 'OFFERED', 'ACCEPTED', 'LAPSED', 'LEFT')`)
 export class WaitlistEntryEntity {
@@ -45,6 +47,24 @@ export class WaitlistEntryEntity {
 
   @Column('timestamptz', { name: 'offer_expires_at', nullable: true })
   offerExpiresAt!: Date | null;
+
+  /**
+   * The offer hold being asked for it (the freed change and the request body: with the entry, its
+   * Idempotency-Key), written before the ask and cleared when its outcome is stored; one left behind
+   * names a hold that may exist with no offer recording it.
+   */
+  @Column('jsonb', { name: 'offer_ask', nullable: true })
+  offerAsk!: { sourceEventId: string; body: string } | null;
+
+  /**
+   * Why freed seats it fitted last went to the entries behind it (the seat API's refusal code for its own
+   * offer hold: RATE_LIMITED, HOLD_LIMIT_EXCEEDED, ...), and when; it kept its place.
+   */
+  @Column('text', { name: 'skip_reason', nullable: true })
+  skipReason!: string | null;
+
+  @Column('timestamptz', { name: 'skipped_at', nullable: true })
+  skippedAt!: Date | null;
 
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;

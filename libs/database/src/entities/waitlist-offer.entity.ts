@@ -4,7 +4,7 @@ import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
  * An offer made for a freed seat change, by the id of the seat.status event that announced it and the entry
  * offered. A change's offers are inserted in the transaction that marks their entries OFFERED: a second
  * delivery of that event (at-least-once delivery, a rebalance, a consumer killed before its offset commit)
- * finds them and makes no second offer.
+ * finds them and makes no second offer (recovered ones aside: see `recovered`).
  */
 @Entity({ name: 'waitlist_offers' })
 export class WaitlistOfferEntity {
@@ -23,6 +23,13 @@ export class WaitlistOfferEntity {
 
   @Column('timestamptz', { name: 'offer_expires_at' })
   offerExpiresAt!: Date;
+
+  /**
+   * Made by a run that did not store it (a crash, a failure) and stored by a later one: it does not count
+   * as its change having been offered, so the change's other seats still are.
+   */
+  @Column('boolean', { default: false })
+  recovered!: boolean;
 
   /** When its WaitlistOfferMade was acknowledged by Kafka; null: a redelivery publishes it (again). */
   @Column('timestamptz', { name: 'published_at', nullable: true })

@@ -9,6 +9,8 @@ import { AccessibleSeatsForAll1764620000000 } from './1764620000000-accessible-s
 import { BookingCancel1764410000000 } from './1764410000000-booking-cancel';
 import { Waitlist1764500000000 } from './1764500000000-waitlist';
 import { SeatBlocks1764420000000 } from './1764420000000-seat-blocks';
+import { WaitlistSkips1764700000000 } from './1764700000000-waitlist-skips';
+import { WaitlistOfferAsks1764710000000 } from './1764710000000-waitlist-offer-asks';
 
 /** Listed explicitly (not globbed) so the compiled app and jest load the same set. */
 export const ALL_MIGRATIONS = [
@@ -23,4 +25,6 @@ export const ALL_MIGRATIONS = [
   OrphanRule1764600000000,
   SeatAccessRank1764610000000,
   AccessibleSeatsForAll1764620000000,
+  WaitlistSkips1764700000000,
+  WaitlistOfferAsks1764710000000,
 ];

@@ -7,6 +7,16 @@ export class JoinedWaitlistView {
   @ApiProperty({ type: 'integer', minimum: 1 }) position!: number;
 }
 
+/** Why freed seats the entry fitted last went to the entries behind it; it kept its place. */
+export class WaitlistSkipView {
+  @ApiProperty({
+    description:
+      "the seat API's refusal of the entry's own offer hold, an error code (RATE_LIMITED, HOLD_LIMIT_EXCEEDED, ...)",
+  })
+  reason!: string;
+  @ApiProperty() at!: string;
+}
+
 /** A waiting-list entry as its user sees it. */
 export class WaitlistEntryView {
   @ApiProperty({ format: 'uuid' }) entryId!: string;
@@ -22,4 +32,9 @@ export class WaitlistEntryView {
   holdId?: string;
   @ApiPropertyOptional({ description: 'while OFFERED: when the offer lapses unless its hold is confirmed' })
   offerExpiresAt?: string;
+  @ApiPropertyOptional({
+    type: WaitlistSkipView,
+    description: 'while WAITING: the last time it was passed over for seats it fitted, and why',
+  })
+  skipped?: WaitlistSkipView;
 }
