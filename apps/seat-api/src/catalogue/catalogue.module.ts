@@ -3,6 +3,7 @@ import { HoldStoreModule } from '../hold-store';
 import { CatalogueController } from './catalogue.controller';
 import { CatalogueService } from './catalogue.service';
 import { DemoSeedService } from './demo-seed.service';
+import { EventRepair } from './event-repair';
 import { EventsController } from './events.controller';
 import { EventPolicyService } from './policy/event-policy.service';
 import { EventsReader } from './read/events-reader.service';
@@ -10,7 +11,7 @@ import { EventsReader } from './read/events-reader.service';
 @Module({
   imports: [HoldStoreModule],
   controllers: [CatalogueController, EventsController],
-  providers: [CatalogueService, DemoSeedService, EventPolicyService, EventsReader],
+  providers: [CatalogueService, DemoSeedService, EventPolicyService, EventRepair, EventsReader],
   exports: [CatalogueService, EventPolicyService],
 })
 export class CatalogueModule {}

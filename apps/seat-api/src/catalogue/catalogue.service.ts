@@ -3,10 +3,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { BookingSeatEntity, EventEntity, type SeatAccess, SeatBlockEntity, SeatEntity } from '@app/database';
+import { EventEntity, type SeatAccess, SeatEntity } from '@app/database';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
-import { AllocationStore, HoldStore, layoutRows, StaffHoldStore } from '../hold-store';
+import { AllocationStore, HoldStore, layoutRows } from '../hold-store';
+import { EventRepair } from './event-repair';
 import { CreateEventDto, MAX_SEATS_PER_EVENT, RowLayoutDto } from './dto/create-event.dto';
 import { ownColumns } from './policy/event-policy';
 import { CatalogueSeat, EventSeats, SeatCache } from './seat-cache';
@@ -29,7 +30,7 @@ export class CatalogueService implements OnModuleDestroy {
     private readonly holds: HoldStore,
     private readonly allocation: AllocationStore,
     config: AppConfig,
-    private readonly staffStore: StaffHoldStore,
+    private readonly repairs: EventRepair,
   ) {
     this.eventRetentionMs = config.holds.eventRetentionSeconds * 1000;
     this.orphanRule = config.holds.orphanRule;
@@ -138,42 +139,6 @@ export class CatalogueService implements OnModuleDestroy {
     return seats;
   }
 
-  /**
-   * Repairs one event's Redis keys from PostgreSQL, the first time this instance loads the event (a
-   * Redis that lost data lost them): the event is entered in its shard's events index again, so its keys
-   * are removed once it is old, and its booked and blocked seats are so again. Done before the load answers, so no
-   * hold or seat map on this instance ever sees the event unrepaired; done per event at first use, not for
-   * every stored event at boot, so startup does not grow with the events stored. An event whose keys
-   * the sweep deleted is not written again (markBooked refuses it by its tombstone, in Redis).
-   */
-  private async repair(id: string, startsAt: Date): Promise<void> {
-    await this.holds.registerEvent(id, startsAt);
-    const booked = await this.db
-      .getRepository(BookingSeatEntity)
-      .find({ where: { eventId: id }, select: { seatId: true } });
-    if (booked.length > 0) {
-      const changed = await this.holds.markBooked(
-        id,
-        booked.map((b) => b.seatId),
-      );
-      if (changed > 0) {
-        this.logger.warn(`event ${id}: ${changed} booked seat(s) were missing in Redis and were restored`);
-      }
-    }
-    const blocked = await this.db
-      .getRepository(SeatBlockEntity)
-      .find({ where: { eventId: id }, select: { seatId: true } });
-    if (blocked.length > 0) {
-      const changed = await this.staffStore.markBlocked(
-        id,
-        blocked.map((b) => b.seatId),
-      );
-      if (changed > 0) {
-        this.logger.warn(`event ${id}: ${changed} blocked seat(s) were missing in Redis and were restored`);
-      }
-    }
-  }
-
   /** Gives the cache's bytes back to its metrics (tests build several apps in one process). */
   onModuleDestroy(): void {
     this.seatCache.clear();
@@ -187,7 +152,7 @@ export class CatalogueService implements OnModuleDestroy {
       return null;
     }
     // once per event per instance; also registers an event whose registration at creation failed
-    await this.repair(eventId, event.startsAt);
+    await this.repairs.repair(eventId, event.startsAt);
     const rows = await this.db
       .getRepository(SeatEntity)
       .find({ where: { eventId }, order: { position: 'ASC' } }); // as posted (SeatEntity.position)

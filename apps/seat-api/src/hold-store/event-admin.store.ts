@@ -46,15 +46,29 @@ export class EventAdminStore {
   /**
    * Stores `version` unless Redis has it or a later one, with the orphan rule of that version (meta `or`,
    * which holds by seat ids check: so a hold made under a version is checked against its rule); returns
-   * the version Redis has afterwards. With
-   * REDIS_WAIT_REPLICAS, a raise is confirmed on the replicas before it returns: a failover must not
-   * bring back the version a change replaced (ReplicaAckTimeoutError otherwise).
+   * the version Redis has afterwards. Where Redis has no version at all it is stored only `afterRepair`
+   * (the event's booked and blocked seats were just put back: lua/policy-version.lua), else the answer is
+   * 'UNREPAIRED' and nothing is written. With REDIS_WAIT_REPLICAS, a raise is confirmed on the replicas
+   * before it returns: a failover must not bring back the version a change replaced
+   * (ReplicaAckTimeoutError otherwise).
    */
-  async raisePolicyVersion(eventId: string, version: number, orphanRule: OrphanRule): Promise<number> {
+  async raisePolicyVersion(
+    eventId: string,
+    version: number,
+    orphanRule: OrphanRule,
+    afterRepair = false,
+  ): Promise<number | 'UNREPAIRED'> {
     const ack = this.acks.before(this.store.scripts.slotKeyOf(eventId));
-    const stored = Number(
-      await this.store.scripts.onEvent('eventPolicyVersion', eventId, { mode: 'raise', version, orphanRule }),
-    );
+    const reply = await this.store.scripts.onEvent('eventPolicyVersion', eventId, {
+      mode: 'raise',
+      version,
+      orphanRule,
+      afterRepair: afterRepair ? '1' : '',
+    });
+    if (reply === 'UNREPAIRED') {
+      return reply;
+    }
+    const stored = Number(reply);
     if (stored === version) {
       await ack.confirm('policy');
     }
@@ -67,6 +81,7 @@ export class EventAdminStore {
       mode: 'drop',
       version,
       orphanRule: '',
+      afterRepair: '',
     });
   }
 

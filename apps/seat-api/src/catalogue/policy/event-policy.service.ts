@@ -8,6 +8,7 @@ import { meteredLru } from '../../common/cache/metered-lru';
 import { DomainError } from '../../common/errors/domain-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { EventAdminStore } from '../../hold-store';
+import { EventRepair } from '../event-repair';
 import {
   deploymentLimits,
   EventPolicy,
@@ -63,6 +64,7 @@ export class EventPolicyService {
     @InjectDataSource() private readonly db: DataSource,
     private readonly store: EventAdminStore,
     private readonly config: AppConfig,
+    private readonly repairs: EventRepair,
   ) {
     this.cache = meteredLru({
       name: 'event_policies',
@@ -107,7 +109,7 @@ export class EventPolicyService {
         return null;
       }
       const found = policyOf(event, this.config);
-      await this.mirror(found);
+      await this.mirror(found, event.startsAt);
       return found;
     });
     if (policy) {
@@ -124,18 +126,40 @@ export class EventPolicyService {
    * retention the event's keys may be gone and nothing would delete a new one: nothing is written (its
    * holds are refused EVENT_ENDED before any policy is checked).
    */
-  private async mirror(policy: EventPolicy): Promise<void> {
+  private async mirror(policy: EventPolicy, startsAt: Date): Promise<void> {
     if (Date.now() >= policy.retainUntilMs) {
       return;
     }
-    const stored = await this.store.raisePolicyVersion(policy.eventId, policy.version, policy.orphanRule);
+    const stored = await this.raise(policy.eventId, policy.version, policy.orphanRule, startsAt);
     if (stored > policy.version) {
       this.logger.warn(
         `event ${policy.eventId}: policy version ${stored} in Redis never committed; replaced`,
       );
       await this.store.dropPolicyVersion(policy.eventId, stored);
-      await this.store.raisePolicyVersion(policy.eventId, policy.version, policy.orphanRule);
+      await this.raise(policy.eventId, policy.version, policy.orphanRule, startsAt);
     }
+  }
+
+  /**
+   * Raises the event's version in Redis (EventAdminStore.raisePolicyVersion). Where Redis has none (the
+   * event is new to it, or it lost its data) the event's booked and blocked seats are put back from
+   * PostgreSQL first (EventRepair): holds pass only once the version is there, so none sees them missing.
+   */
+  private async raise(
+    eventId: string,
+    version: number,
+    orphanRule: OrphanRule,
+    startsAt: Date,
+  ): Promise<number> {
+    const stored = await this.store.raisePolicyVersion(eventId, version, orphanRule);
+    if (stored !== 'UNREPAIRED') {
+      return stored;
+    }
+    this.logger.log(
+      `event ${eventId}: no policy version in Redis; its booked and blocked seats are restored first`,
+    );
+    await this.repairs.repair(eventId, startsAt);
+    return (await this.store.raisePolicyVersion(eventId, version, orphanRule, true)) as number;
   }
 
   /**
@@ -262,7 +286,7 @@ export class EventPolicyService {
         await tx.update(EventEntity, { id: eventId }, columns);
         raised = event.policyVersion;
         // the orphan rule with it, in one step: holds by seat ids read it in Redis (create-hold.lua)
-        const stored = await this.store.raisePolicyVersion(eventId, event.policyVersion, event.orphanRule);
+        const stored = await this.raise(eventId, event.policyVersion, event.orphanRule, event.startsAt);
         if (stored !== event.policyVersion) {
           throw new Error(`policy version ${event.policyVersion} not stored in Redis (it has ${stored})`);
         }

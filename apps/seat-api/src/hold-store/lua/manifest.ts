@@ -216,7 +216,7 @@ export const EVENT_SCRIPTS = {
   holdAbandonConfirm: event('abandon-confirm.lua', ['hid', 'fencingToken']),
   holdMarkBooked: event('mark-booked.lua', ['seatIds...']),
   seatsMarkBlocked: event('mark-blocked.lua', ['seatIds...']),
-  eventPolicyVersion: event('policy-version.lua', ['mode', 'version', 'orphanRule']),
+  eventPolicyVersion: event('policy-version.lua', ['mode', 'version', 'orphanRule', 'afterRepair']),
   eventLiveHolds: event('live-holds.lua', ['fromBucket', 'maxEntries']),
   // staff actions (holds/admin): reads of any hold, and changes applied at most once per audited action
   holdList: event('list-holds.lua', ['fromBucket', 'afterHid', 'limit', 'userId', 'status', 'maxBuckets']),
