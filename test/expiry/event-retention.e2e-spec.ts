@@ -71,6 +71,31 @@ it('past its retention, an event with ended holds keeps its keys: the holds stay
   expect(await seatStatus(eventId, 'S-A-1', bob)).toBe('BOOKED');
 });
 
+it('past its retention an event takes no hold, however long its ended holds are still kept', async () => {
+  const eventId = await createEvent(api, 1, 5);
+  const bob = await api.token('bob');
+  const released = (
+    await api.call('POST', `/v1/events/${eventId}/holds`, { token: bob, body: { seatIds: ['S-A-1'] } })
+  ).body;
+  expect((await api.call('DELETE', `/v1/holds/${released.holdId}`, { token: bob })).status).toBe(204);
+
+  const redis = api.app.get<Redis>(REDIS_CLIENT);
+  const { events, at } = await endRetentionByRedisTime(eventId);
+  // the sweep finds the ended hold still kept and looks at the event again later
+  await eventually(
+    async () => (await redis.zscore(events, eventId)) !== at,
+    10_000,
+    'the sweep looked at it',
+  );
+  for (const body of [{ seatIds: ['S-A-2'] }, { bestAvailable: { quantity: 1 } }]) {
+    const late = await api.call('POST', `/v1/events/${eventId}/holds`, { token: bob, body });
+    expect([late.status, late.body.code]).toEqual([409, 'EVENT_ENDED']);
+  }
+  // and nothing of the refused holds put the event's removal off: it is looked at when its kept hold goes
+  const read = await api.call('GET', `/v1/holds/${released.holdId}`, { token: bob });
+  expect([read.status, read.body.status]).toEqual([200, 'RELEASED']);
+});
+
 it('once an event’s keys are removed, its seat map is refused 409 EVENT_ENDED, never a booked seat AVAILABLE', async () => {
   const eventId = await createEvent(api, 1, 5);
   const pg = new Client({ connectionString: process.env.DATABASE_URL });

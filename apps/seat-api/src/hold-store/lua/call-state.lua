@@ -25,5 +25,5 @@
 -- fields at their default ('' or 0) are left out: an ACTIVE hold's record has 8 fields.
 
 -- Per call (set by begin()): the keys and arguments of the call, Redis time.
-local K_SEATS, K_HOLDS, K_DUE, K_USERS, K_OUTBOX, K_GC, K_FENCE, K_SDUE, K_SGC
+local K_SEATS, K_HOLDS, K_DUE, K_USERS, K_OUTBOX, K_GC, K_FENCE, K_META, K_CHANGES, K_SDUE, K_SGC
 local EVENT_ID, ID_PREFIX, RETENTION, NOW, SHARD_BASE

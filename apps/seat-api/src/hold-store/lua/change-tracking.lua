@@ -15,7 +15,6 @@
 -- being confirmed is 'H0': held whatever the time, as create-hold refuses it until the confirm resolves.
 
 -- Declared before seat() and set_seat(), which call these.
-local K_META, K_CHANGES
 -- seatId -> state letter before this script, seatId -> {letter, hid, expireAt} after, write order; hid -> status
 -- (set afresh by cl_reset(), which every call runs first: see call-begin.lua)
 local CL_BEFORE, CL_AFTER, CL_ORDER, CL_STATUS

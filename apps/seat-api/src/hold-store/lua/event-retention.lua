@@ -10,9 +10,12 @@ local function event_removed()
 end
 
 -- True once the event takes no new hold: its keys deleted, or its retain-until passed (the sweep deletes
--- them once nothing of it is live or kept).
+-- them once nothing of it is live or kept). A sweep that finds the event past its retain-until with holds
+-- still kept looks at it again later, moving its entry in the events index ahead: it marks the event's
+-- meta `over` first, so the event stays over whatever its entry says.
 local function event_ended()
   if event_removed() then return true end
   local retainUntil = redis.call('ZSCORE', SHARD_BASE .. 'events', EVENT_ID)
-  return retainUntil ~= false and tonumber(retainUntil) <= NOW
+  if retainUntil ~= false and tonumber(retainUntil) <= NOW then return true end
+  return redis.call('HEXISTS', K_META, 'over') == 1
 end

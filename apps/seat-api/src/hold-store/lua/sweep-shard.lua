@@ -162,8 +162,9 @@ for _, ev in ipairs(redis.call('ZRANGEBYSCORE', K_SEVENTS, '-inf', NOW, 'LIMIT',
     redis.call('ZADD', K_SENDED, NOW, ev)
     removed = removed + 1
   else
-    -- looked at again once its last bucket is due and its last ended hold forgotten (at least
-    -- eventRecheck from now)
+    -- over for good (event-retention.lua event_ended), though its entry below moves ahead; looked at
+    -- again once its last bucket is due and its last ended hold forgotten (at least eventRecheck from now)
+    redis.call('HSET', K_META, 'over', '1')
     local at = NOW + eventRecheck
     for _, index in ipairs({ K_DUE, K_GC }) do
       local last = redis.call('ZRANGE', index, -1, -1, 'WITHSCORES')
