@@ -7,3 +7,4 @@ export * from './bounded-client';
 export * from './deadline';
 export * from './waitlist/show-offers';
 export * from './waitlist/waitlist.repository';
+export * from './database-unavailable';

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LockBackendError, LockNotAcquiredError } from '@app/distributed-lock';
+import { isDatabaseUnavailable } from '@app/database';
 import { isRedisUnavailable, ReplicaAckTimeoutError } from '@app/redis';
 import { DomainError, ErrorDetail } from './errors/domain-error';
 import { ErrorCode } from './errors/error-code';
@@ -109,6 +110,10 @@ function describe(e: unknown): Described {
   }
   if (e instanceof LockBackendError || isRedisUnavailable(e)) {
     return answer(ErrorCode.DEPENDENCY_UNAVAILABLE, 'The seat store is unreachable; try again shortly');
+  }
+  if (isDatabaseUnavailable(e)) {
+    // a route that needs PostgreSQL and has no code of its own for it (confirm, staff actions have)
+    return answer(ErrorCode.DEPENDENCY_UNAVAILABLE, 'The event store does not answer; try again shortly');
   }
   if (e instanceof HttpException) {
     const status = e.getStatus();
