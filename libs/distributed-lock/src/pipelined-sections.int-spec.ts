@@ -7,10 +7,10 @@ import Redis from 'ioredis';
 import { RedisScript } from '@app/redis';
 import { Registry } from 'prom-client';
 import { startPrivateRedis, PrivateRedis } from '@test/support/private-redis';
-import { LOCK_OWNED_LUA, LockBackendError, HeldLock, LockNotAcquiredError, LockNotOwnedError } from '../src';
-import { LockScripts } from '../src/lock-scripts';
+import { LOCK_OWNED_LUA, LockBackendError, HeldLock, LockNotAcquiredError, LockNotOwnedError } from '.';
+import { LockScripts } from './lock-scripts';
 import { eventually } from '@test/support/eventually';
-import { lockService } from './support';
+import { lockService } from '@test/support/distributed-lock';
 
 let server: PrivateRedis;
 let redis: Redis;

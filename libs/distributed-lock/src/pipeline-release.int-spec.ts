@@ -5,7 +5,7 @@
  */
 import Redis from 'ioredis';
 import { startPrivateRedis, PrivateRedis } from '@test/support/private-redis';
-import { lockService } from './support';
+import { lockService } from '@test/support/distributed-lock';
 
 let server: PrivateRedis;
 let redis: Redis;
