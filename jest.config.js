@@ -19,7 +19,6 @@ const CLUSTER = [
   'libs/distributed-lock/src/distributed-lock.decorator.int-spec.ts',
   'libs/distributed-lock/src/distributed-lock.module.int-spec.ts',
   'libs/distributed-lock/src/locking.int-spec.ts',
-  'libs/distributed-lock/src/pipeline-release.int-spec.ts',
   'libs/distributed-lock/src/pipelined-sections.int-spec.ts',
   'libs/distributed-lock/src/redis-down.int-spec.ts',
   'libs/distributed-lock/src/round-trips.int-spec.ts',

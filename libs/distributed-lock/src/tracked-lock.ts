@@ -7,7 +7,6 @@ import type { HeldLock, LockOwnership } from './held-lock';
  */
 export interface TrackedLockHost {
   release(lock: TrackedLock): Promise<'RELEASED' | 'NOT_HELD'>;
-  pipelineRelease<T>(lock: TrackedLock, lastWrite: Promise<T>): Promise<T>;
   letGoInScript<T>(lock: TrackedLock, lastWrite: Promise<T>, letGo: (answer: T) => boolean): Promise<T>;
   extend(lock: TrackedLock, leaseMs: number): Promise<boolean>;
   /** The holder read its signal: from now on a lease running out aborts it. */
@@ -81,10 +80,6 @@ export class TrackedLock implements HeldLock {
 
   release(): Promise<'RELEASED' | 'NOT_HELD'> {
     return this.host.release(this);
-  }
-
-  pipelineRelease<T>(lastWrite: Promise<T>): Promise<T> {
-    return this.host.pipelineRelease(this, lastWrite);
   }
 
   letGoInScript<T>(lastWrite: Promise<T>, letGo: (answer: T) => boolean): Promise<T> {
