@@ -21,7 +21,7 @@ export class TrackedLock implements HeldLock {
   /**
    * Why the lock was lost, once it is (LeaseTracker.lost, which also aborts the signal with it). Checked
    * instead of `controller.signal.aborted`: reading `signal` makes Node build the AbortSignal (an
-   * EventTarget), which a short seat lock that never reads its signal does not need (bench:http profile).
+   * EventTarget), which a short seat lock that never reads its signal does not need.
    */
   lostError?: LockLostError;
   released = false;
