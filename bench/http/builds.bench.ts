@@ -4,7 +4,9 @@
  * `npm start` runs the service, side by side on one private Redis, fed the uncontended hold load of
  * bench:http in interleaved rounds (the order rotates each round). It prints holds/s and CPU per hold of
  * each, from the process's /proc stat: CPU per hold is the steadier figure on a shared 2-core machine.
- * What a piece of code saves is the CPU per hold of a build without it against this one.
+ * What a piece of code saves is the CPU per hold of a build without it against this one; the median of
+ * the per-round ratios compares runs made moments apart, so a load that comes and goes on the machine
+ * moves it less than the ratio of the totals.
  *
  * Run: BENCH_BUILDS="../without-x ../without-y" npm run bench:builds   (BENCH_ROUNDS, default 6;
  *      BENCH_SECONDS per run, default 4)
@@ -29,6 +31,8 @@ interface Side {
   target: Target;
   eventsPerRun: number;
   rates: number[];
+  /** CPU per hold of each round, in µs. */
+  perRound: number[];
   cpuMs: number;
   holds: number;
 }
@@ -49,7 +53,7 @@ async function startSide(name: string, root: string, redisUrl: string): Promise<
     auth: (u) => ({ authorization: `Bearer ${jwt[u]}` }),
     newEvent: (seats) => service.createEvent(seats),
   };
-  return { name, root, service, target, eventsPerRun: 0, rates: [], cpuMs: 0, holds: 0 };
+  return { name, root, service, target, eventsPerRun: 0, rates: [], perRound: [], cpuMs: 0, holds: 0 };
 }
 
 async function main(): Promise<void> {
@@ -80,10 +84,11 @@ async function main(): Promise<void> {
         side.cpuMs += cpuMs;
         side.holds += holds;
         side.rates.push(holdsPerSecond(r));
+        side.perRound.push((cpuMs * 1000) / Math.max(1, holds));
         rows.push([
           `${side.name} #${round}`,
           holdsPerSecond(r),
-          Math.round((cpuMs * 1000) / Math.max(1, holds)),
+          Math.round(side.perRound.at(-1)!),
           r.latencyMs.p99,
           r.ranOut ? 'ran out of seats' : '',
         ]);
@@ -92,14 +97,23 @@ async function main(): Promise<void> {
     }
     const us = (side: Side) => Math.round((side.cpuMs * 1000) / Math.max(1, side.holds));
     const [base] = sides;
+    const perRoundRatio = (s: Side) => median(s.perRound.map((cpu, i) => cpu / base.perRound[i]));
     const summary = table(
-      ['build', 'checkout', 'holds/s (median)', 'CPU per hold µs', `CPU per hold / ${base.name}'s`],
+      [
+        'build',
+        'checkout',
+        'holds/s (median)',
+        'CPU per hold µs',
+        `CPU per hold / ${base.name}'s`,
+        `same, median of the rounds' ratios`,
+      ],
       sides.map((s) => [
         s.name,
         s.root === repoRoot ? '.' : path.relative(repoRoot, s.root),
         median(s.rates),
         us(s),
         (us(s) / us(base)).toFixed(2),
+        perRoundRatio(s).toFixed(3),
       ]),
     );
     const body = `${table(['run', 'holds/s', 'CPU per hold µs', 'p99 ms', 'note'], rows)}\n\n${summary}`;
