@@ -1,8 +1,10 @@
 // Tests in tiers, one jest project each, told apart by file name (`npx jest <file>` finds its tier):
 //   unit         {apps,libs}/**/*.spec.ts      next to the code; no global setup and no infrastructure: a
 //                                              unit file passes with Redis, PostgreSQL and Kafka all down
-//   integration  {apps,libs}/**/*.int-spec.ts  next to the code, against the real Redis, PostgreSQL, Kafka
-//                                              (a private redis-server counts: it is Redis)
+//   integration  {apps,libs}/**/*.int-spec.ts  next to the code, against the real services it needs: Redis
+//                                              (a private redis-server counts: it is Redis), unless its
+//                                              first comment names others (` * @needs postgres`); jest
+//                                              starts, asks and waits for those alone (needsOf)
 //   e2e          test/**/*.e2e-spec.ts         the apps over HTTP and Kafka, against the real services
 //   cluster      CLUSTER below                 again, on the local Redis Cluster: TEST_REDIS=cluster runs
 //                                              this list and nothing else
@@ -14,16 +16,15 @@ const path = require('node:path');
 /** The files the cluster run repeats on the Redis Cluster; a new file joins it by being listed here. */
 const CLUSTER = [
   'apps/seat-api/src/hold-store/allocation.store.int-spec.ts',
-  'libs/distributed-lock/test/auto-pipelined.int-spec.ts',
-  'libs/distributed-lock/test/client-timeout.int-spec.ts',
-  'libs/distributed-lock/test/contention.int-spec.ts',
-  'libs/distributed-lock/test/decorator.int-spec.ts',
-  'libs/distributed-lock/test/lock.int-spec.ts',
-  'libs/distributed-lock/test/module.int-spec.ts',
-  'libs/distributed-lock/test/pipeline-release.int-spec.ts',
-  'libs/distributed-lock/test/pipelined.int-spec.ts',
-  'libs/distributed-lock/test/redis-down.int-spec.ts',
-  'libs/distributed-lock/test/round-trips.int-spec.ts',
+  'libs/distributed-lock/src/auto-pipelining-client.int-spec.ts',
+  'libs/distributed-lock/src/contention.int-spec.ts',
+  'libs/distributed-lock/src/distributed-lock.decorator.int-spec.ts',
+  'libs/distributed-lock/src/distributed-lock.module.int-spec.ts',
+  'libs/distributed-lock/src/locking.int-spec.ts',
+  'libs/distributed-lock/src/pipelined-sections.int-spec.ts',
+  'libs/distributed-lock/src/redis-down.int-spec.ts',
+  'libs/distributed-lock/src/round-trips.int-spec.ts',
+  'libs/distributed-lock/src/timed-out-calls.int-spec.ts',
   'test/catalogue/event-cancel.e2e-spec.ts',
   'test/catalogue/event-rule-changes.e2e-spec.ts',
   'test/expiry/confirm-repair.e2e-spec.ts',
@@ -82,23 +83,60 @@ const common = {
   slowTestThreshold: 20,
 };
 
-/** The tiers that need the services: one run of the global setup starts (or finds) them for all. */
+/** The e2e tier and the cluster list need every service: one run of the global setup provides them. */
 const withInfrastructure = {
   ...common,
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
 };
 
+const SERVICES = ['redis', 'postgres', 'kafka'];
+
+/**
+ * The services an integration file needs: those its first comment names after `@needs`, else Redis.
+ * Jest runs a global setup module once per run whatever the projects sharing it, so each set of needs is
+ * one project with its own module: test/setup/needs-<service>.ts for one service, global-setup.ts (all
+ * three) for more.
+ */
+function needsOf(file) {
+  const head = /^\s*\/\*([\s\S]*?)\*\//.exec(fs.readFileSync(path.join(__dirname, file), 'utf8'))?.[1] ?? '';
+  const declared = /@needs\s+([a-z, ]+)/
+    .exec(head)?.[1]
+    .split(/[\s,]+/)
+    .filter(Boolean) ?? ['redis'];
+  const unknown = declared.filter((need) => !SERVICES.includes(need));
+  if (unknown.length > 0) {
+    throw new Error(
+      `jest.config.js: ${file} @needs ${unknown.join(', ')}: not one of ${SERVICES.join(', ')}`,
+    );
+  }
+  return [...new Set(declared)].sort();
+}
+
+/** One integration project per set of needs, each with the setup of those services alone. */
+function integrationProjects() {
+  const byNeeds = new Map();
+  for (const file of fs.globSync('{apps,libs}/**/*.int-spec.ts', { cwd: __dirname })) {
+    const needs = needsOf(file).join(',');
+    byNeeds.set(needs, [...(byNeeds.get(needs) ?? []), `<rootDir>/${file}`]);
+  }
+  return [...byNeeds].map(([needs, files]) => ({
+    ...common,
+    displayName: 'integration',
+    testMatch: files,
+    globalSetup: needs.includes(',')
+      ? '<rootDir>/test/setup/global-setup.ts'
+      : `<rootDir>/test/setup/needs-${needs}.ts`,
+    globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+  }));
+}
+
 const projects =
   process.env.TEST_REDIS === 'cluster'
     ? [{ ...withInfrastructure, displayName: 'cluster', testMatch: CLUSTER.map((f) => `<rootDir>/${f}`) }]
     : [
         { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
-        {
-          ...withInfrastructure,
-          displayName: 'integration',
-          testMatch: ['<rootDir>/{apps,libs}/**/*.int-spec.ts'],
-        },
+        ...integrationProjects(),
         { ...withInfrastructure, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
       ];
 

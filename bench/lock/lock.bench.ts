@@ -4,10 +4,11 @@
  *   1. acquire+release cycles per second at concurrency 1 and 50: our DistributedLockService (fixed lease,
  *      and watchdog mode), node-redlock 4.2.0 (npm `latest`, single client, no retries) and a bare
  *      SET NX PX + Lua compare-and-delete loop.
- *   2. a seat lock's section (acquire, one owner-checked write, release, on an auto-pipelining client as
- *      the service has), the usual way (the write waits for the grant; the release goes along with it)
- *      and pipelined (all three in one batch): sections/s, round trips and CPU per section of this process
- *      and of Redis, with every worker on its own key, and with 50 workers fighting over 5 keys.
+ *   2. a seat lock's section as a hold makes it (acquire, then one owner-checked write whose script lets
+ *      go of the lock, on an auto-pipelining client as the service has), the usual way (the write waits
+ *      for the grant) and pipelined (acquire and write in one batch): sections/s, round trips and CPU per
+ *      section of this process and of Redis, with every worker on its own key, and with 50 workers
+ *      fighting over 5 keys.
  */
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
@@ -55,23 +56,27 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 /** Part 2: a seat lock's section, the usual way and pipelined (RunOptions.pipelined). */
 async function sections(url: string, info: Redis): Promise<string> {
   const redis = new Redis(url, { enableAutoPipelining: true });
-  // a store's owner-checked write: its key count is passed per call, as the lock's scripts' is
+  // a store's owner-checked write that lets go of the lock (HeldLock.letGoInScript): its key count is
+  // passed per call, as the lock's scripts' is
   const owned = new LuaScript(TEST_LUA_DIR, OWNED_SET);
   const ownedSet = (lock: HeldLock, key: string) =>
-    owned.run(
-      redis,
-      { data: key, lockKeys: lock.ownership.keys },
-      { owner: lock.ownership.owner, value: 'x', letGo: '' },
-    ) as Promise<string>;
+    lock.letGoInScript(
+      owned.run(
+        redis,
+        { data: key, lockKeys: lock.ownership.keys },
+        { owner: lock.ownership.owner, value: 'x', letGo: '1' },
+      ) as Promise<string>,
+      (answer) => answer === 'OK',
+    );
   // run once before the first section (answers NOT_LOCKED), so Redis has it cached: a write whose EVALSHA
-  // meets NOSCRIPT is sent again after its release
+  // meets NOSCRIPT is sent again after the batch
   await owned.run(redis, { data: 'warm-up', lockKeys: ['warm-up'] }, { owner: '', value: '', letGo: '' });
   const locks = new DistributedLockService({ redis, keyPrefix: 'section:' });
   const section =
     (pipelined: boolean): Cycle =>
     async (key) => {
       const answer = await locks.runExclusive(key, { leaseMs: 5000, waitMs: 5000, pipelined }, (lock) =>
-        lock.pipelineRelease(ownedSet(lock, `data:${key}`)),
+        ownedSet(lock, `data:${key}`),
       );
       if (answer !== 'OK') {
         throw new Error(`section answered ${String(answer)}`);
@@ -187,7 +192,7 @@ async function main(): Promise<void> {
     `\nacquire+release cycles per second (median of ${ROUNDS} interleaved rounds of ${DURATION_MS} ms)\n${out}`,
   );
   const sectionTable = await sections(server.url, redis);
-  console.log(`\nsections: acquire, one owner-checked write, release\n${sectionTable}`);
+  console.log(`\nsections: acquire, one owner-checked write that lets go\n${sectionTable}`);
   const file = writeReport('lock', 'Lock benchmark', 'npm run bench:lock', [
     `Median of ${ROUNDS} interleaved rounds of ${DURATION_MS} ms each; one private redis-server; one Node process.`,
     '',
@@ -195,12 +200,13 @@ async function main(): Promise<void> {
     '',
     out,
     '',
-    '## 2. a seat lock’s section: acquire, one owner-checked write, release (auto-pipelining client)',
+    '## 2. a seat lock’s section: acquire, one owner-checked write that lets go (auto-pipelining client)',
     '',
-    'The usual way: the write is sent once the grant is back, the release along with it (two round trips).',
-    'Pipelined (RunOptions.pipelined): acquire, write and release in one batch; the write checks the',
-    'lock’s ownership in its script. "5 keys": 50 workers fighting over 5 locks. Round trips are the reads',
-    'Redis made from client sockets per section; CPU is user + system per section.',
+    'The write checks the lock’s ownership and deletes its keys in its own script, as a hold does',
+    '(HeldLock.letGoInScript): no release is sent. The usual way: the write is sent once the grant is back',
+    '(two round trips). Pipelined (RunOptions.pipelined): acquire and write in one batch. "5 keys": 50',
+    'workers fighting over 5 locks. Round trips are the reads Redis made from client sockets per section;',
+    'CPU is user + system per section.',
     '',
     sectionTable,
     '',

@@ -16,21 +16,25 @@ export interface Child {
  */
 export const SERVER_NODE_ARGS = ['--max-semi-space-size=64'];
 
-/** Runs `entry` (a .ts file, relative to the repo) with swc; stdout and stderr go to `logFile`. */
+/**
+ * Runs `entry` (a .ts file, relative to the checkout `root`: this one unless another is named, as
+ * bench:builds does) with swc; stdout and stderr go to `logFile`.
+ */
 export function spawnTs(
   entry: string,
   env: Record<string, string>,
   logFile: string,
   nodeArgs: readonly string[] = SERVER_NODE_ARGS,
+  root = repoRoot,
 ): Child {
   const log = openSync(logFile, 'a');
   // BENCH_PROFILE=1 writes a V8 CPU profile per child into bench/results/profile.tmp when it stops
   const profile = process.env.BENCH_PROFILE ? ['-r', path.join(__dirname, 'cpu-profile.js')] : [];
   const proc = spawn(
     process.execPath,
-    [...nodeArgs, ...profile, '-r', '@swc-node/register', path.join(repoRoot, entry)],
+    [...nodeArgs, ...profile, '-r', '@swc-node/register', path.join(root, entry)],
     {
-      cwd: repoRoot,
+      cwd: root,
       env: { ...process.env, ...env },
       stdio: ['ignore', log, log],
     },

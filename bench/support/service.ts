@@ -6,7 +6,7 @@ import { SignJWT } from 'jose';
 import * as path from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../../test/support/private-redis';
-import { Child, SERVER_NODE_ARGS, spawnTs, waitUntilUp } from './child';
+import { Child, repoRoot, SERVER_NODE_ARGS, spawnTs, waitUntilUp } from './child';
 
 export const BENCH_SECRET = 'bench-secret-0123456789abcdef';
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -37,7 +37,7 @@ export const signBenchToken = (sub: string, roles: string[]) =>
 /**
  * `shared.schema` lets several instances share one schema and topic (the fault drill); the instance
  * that did not create the schema leaves it in place when it stops. `nodeArgs`: V8 flags other than
- * production's (bench:node-flags compares them).
+ * production's (bench:node-flags compares them). `root`: another checkout's seat API (bench:builds).
  */
 export async function startService(
   name: string,
@@ -45,6 +45,7 @@ export async function startService(
   env: Record<string, string> = {},
   shared?: { schema: string },
   nodeArgs: readonly string[] = SERVER_NODE_ARGS,
+  root = repoRoot,
 ): Promise<BenchService> {
   // env.PORT: a caller that polls the service itself while it starts (bench:boot) picks the port
   const port = env.PORT ? Number(env.PORT) : await freePort();
@@ -73,6 +74,7 @@ export async function startService(
     },
     path.resolve(__dirname, '..', 'results', `${name}-service.log.tmp`),
     nodeArgs,
+    root,
   );
   const base = `http://127.0.0.1:${port}`;
   await waitUntilUp(`${base}/health/live`, child, 120_000);

@@ -3,8 +3,8 @@ import Redis from 'ioredis';
 import { Client } from 'pg';
 
 /**
- * Drops what this run created (schemas, keys, topics), then stops containers if any were started. Once per
- * run, like the setup: the second project to call it finds nothing left to do.
+ * Drops what this run created in the services it provided (schemas, keys, topics), then stops containers
+ * if any were started. Once per run, after every project: one module for all of them.
  */
 export default async function globalTeardown(): Promise<void> {
   const infra = globalThis.__TEST_INFRA__;
@@ -14,9 +14,10 @@ export default async function globalTeardown(): Promise<void> {
   globalThis.__TEST_INFRA__ = undefined;
   const run = process.env.TEST_RUN_ID;
   if (run && !process.env.TEST_KEEP_DATA) {
-    await Promise.allSettled([dropSchemas(run), dropKeys(run), dropTopics(run)]);
+    const drops = { postgres: dropSchemas, redis: dropKeys, kafka: dropTopics };
+    await Promise.allSettled([...infra.services].map((service) => drops[service](run)));
   }
-  await infra.stop();
+  await Promise.allSettled(infra.stops.map((stop) => stop()));
 }
 
 async function dropSchemas(run: string): Promise<void> {

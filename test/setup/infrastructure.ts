@@ -1,18 +1,31 @@
 /**
- * Decides where the tests' PostgreSQL, Redis and Kafka come from, in this order:
- *   1. explicit DATABASE_URL / REDIS_URL / KAFKA_BROKERS (any of them) are used as given;
+ * Decides where the services a jest project needs (PostgreSQL, Redis, Kafka: only those it names) come
+ * from, in this order:
+ *   1. explicit DATABASE_URL / REDIS_URL / KAFKA_BROKERS are used as given;
  *   2. a reachable container runtime: testcontainers starts what is not given;
  *   3. otherwise the local services, brought up (idempotently) by scripts/infra.sh.
- * TEST_INFRA=local|containers forces 2 or 3.
+ * TEST_INFRA=local|containers forces 2 or 3. A service not named is never started, asked or waited for.
  */
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 
-export interface Endpoints {
-  databaseUrl: string;
-  redisUrl: string;
-  kafkaBrokers: string;
-}
+export type Service = 'postgres' | 'redis' | 'kafka';
+export const SERVICES: readonly Service[] = ['postgres', 'redis', 'kafka'];
+
+/** Each service's endpoint: a connection URL, or Kafka's broker list; as their variables spell them. */
+export type Endpoints = Partial<Record<Service, string>>;
+
+export const ENDPOINT_VARIABLE: Record<Service, string> = {
+  postgres: 'DATABASE_URL',
+  redis: 'REDIS_URL',
+  kafka: 'KAFKA_BROKERS',
+};
+
+const LOCAL: Record<Service, string> = {
+  postgres: 'postgres://postgres@127.0.0.1:5432/test',
+  redis: 'redis://127.0.0.1:6379',
+  kafka: '127.0.0.1:9092',
+};
 
 export interface StartedInfra {
   mode: 'local' | 'containers';
@@ -32,81 +45,71 @@ async function containerRuntimeReachable(): Promise<boolean> {
   }
 }
 
-async function startContainers(given: Partial<Endpoints>): Promise<StartedInfra> {
-  const stops: Array<() => Promise<unknown>> = [];
-  const endpoints: Partial<Endpoints> = { ...given };
-  const tasks: Promise<void>[] = [];
-  if (!endpoints.databaseUrl) {
-    tasks.push(
-      (async () => {
-        const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
-        const pg = await new PostgreSqlContainer('postgres:16-alpine').start();
-        stops.push(() => pg.stop());
-        endpoints.databaseUrl = pg.getConnectionUri();
-      })(),
-    );
-  }
-  if (!endpoints.redisUrl) {
-    tasks.push(
-      (async () => {
-        const { RedisContainer } = await import('@testcontainers/redis');
-        const redis = await new RedisContainer('redis:7-alpine').start();
-        stops.push(() => redis.stop());
-        endpoints.redisUrl = redis.getConnectionUrl();
-      })(),
-    );
-  }
-  if (!endpoints.kafkaBrokers) {
-    tasks.push(
-      (async () => {
-        const { KafkaContainer } = await import('@testcontainers/kafka');
-        const kafka = await new KafkaContainer('confluentinc/cp-kafka:7.9.1').withKraft().start();
-        stops.push(() => kafka.stop());
-        endpoints.kafkaBrokers = `${kafka.getHost()}:${kafka.getMappedPort(9093)}`;
-      })(),
-    );
-  }
-  await Promise.all(tasks);
+const CONTAINERS: Record<Service, () => Promise<{ endpoint: string; stop: () => Promise<unknown> }>> = {
+  postgres: async () => {
+    const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
+    const pg = await new PostgreSqlContainer('postgres:16-alpine').start();
+    return { endpoint: pg.getConnectionUri(), stop: () => pg.stop() };
+  },
+  redis: async () => {
+    const { RedisContainer } = await import('@testcontainers/redis');
+    const redis = await new RedisContainer('redis:7-alpine').start();
+    return { endpoint: redis.getConnectionUrl(), stop: () => redis.stop() };
+  },
+  kafka: async () => {
+    const { KafkaContainer } = await import('@testcontainers/kafka');
+    const kafka = await new KafkaContainer('confluentinc/cp-kafka:7.9.1').withKraft().start();
+    return { endpoint: `${kafka.getHost()}:${kafka.getMappedPort(9093)}`, stop: () => kafka.stop() };
+  },
+};
+
+async function startContainers(given: Endpoints, missing: Service[]): Promise<StartedInfra> {
+  const endpoints: Endpoints = { ...given };
+  const started = await Promise.all(
+    missing.map(async (service) => {
+      const c = await CONTAINERS[service]();
+      endpoints[service] = c.endpoint;
+      return c;
+    }),
+  );
   return {
     mode: 'containers',
-    endpoints: endpoints as Endpoints,
+    endpoints,
     stop: async () => {
-      await Promise.allSettled(stops.map((s) => s()));
+      await Promise.allSettled(started.map((c) => c.stop()));
     },
   };
 }
 
-function startLocal(given: Partial<Endpoints>): StartedInfra {
-  // infra.sh is idempotent: a no-op when everything already answers.
+function startLocal(given: Endpoints, missing: Service[]): StartedInfra {
+  // infra.sh is idempotent: a no-op for each service that already answers
   const env = { ...process.env };
-  if (given.kafkaBrokers) {
-    env.KAFKA_BROKERS = given.kafkaBrokers;
+  if (given.kafka) {
+    env.KAFKA_BROKERS = given.kafka;
   }
-  execFileSync('bash', [path.join(repoRoot, 'scripts', 'infra.sh'), 'up'], { stdio: 'inherit', env });
-  return {
-    mode: 'local',
-    endpoints: {
-      databaseUrl: given.databaseUrl ?? 'postgres://postgres@127.0.0.1:5432/test',
-      redisUrl: given.redisUrl ?? 'redis://127.0.0.1:6379',
-      kafkaBrokers: given.kafkaBrokers ?? '127.0.0.1:9092',
-    },
-    stop: () => Promise.resolve(),
-  };
+  execFileSync('bash', [path.join(repoRoot, 'scripts', 'infra.sh'), 'up', ...missing], {
+    stdio: 'inherit',
+    env,
+  });
+  const endpoints: Endpoints = { ...given };
+  for (const service of missing) {
+    endpoints[service] = LOCAL[service];
+  }
+  return { mode: 'local', endpoints, stop: () => Promise.resolve() };
 }
 
-export async function startInfrastructure(): Promise<StartedInfra> {
-  const given: Partial<Endpoints> = {
-    databaseUrl: process.env.DATABASE_URL,
-    redisUrl: process.env.REDIS_URL,
-    kafkaBrokers: process.env.KAFKA_BROKERS,
-  };
+export async function startInfrastructure(services: readonly Service[]): Promise<StartedInfra> {
+  const given: Endpoints = {};
+  for (const service of services) {
+    given[service] = process.env[ENDPOINT_VARIABLE[service]] || undefined;
+  }
+  const missing = services.filter((service) => !given[service]);
+  if (missing.length === 0) {
+    return { mode: 'local', endpoints: given, stop: () => Promise.resolve() };
+  }
   const forced = process.env.TEST_INFRA;
-  const allGiven = given.databaseUrl && given.redisUrl && given.kafkaBrokers;
-  if (allGiven) {
-    return { mode: 'local', endpoints: given as Endpoints, stop: () => Promise.resolve() };
-  }
   if (forced === 'containers' || (forced !== 'local' && (await containerRuntimeReachable()))) {
-    return startContainers(given);
+    return startContainers(given, missing);
   }
-  return startLocal(given);
+  return startLocal(given, missing);
 }

@@ -59,8 +59,8 @@ export class SeatApiEnvironment extends BaseEnvironment {
   REDIS_COMMAND_TIMEOUT_MS: number = 1000;
 
   /**
-   * Commands issued in the same event-loop turn (by concurrent requests) go out in one socket write:
-   * under load the write syscalls, not Redis, were the service's largest CPU cost (bench:http).
+   * Commands issued in the same event-loop turn (by concurrent requests) go out in one socket write: under
+   * load, a write syscall per command would cost the service more CPU than Redis's work.
    */
   @EnvBoolean()
   REDIS_AUTO_PIPELINING: boolean = true;
@@ -173,9 +173,9 @@ export class SeatApiEnvironment extends BaseEnvironment {
   // --- Seat map (GET /v1/events/{id}/seats and its event stream)
   /**
    * Budget of the in-memory seat-map snapshots (estimated bytes; least recently used events are dropped
-   * first). A 100,000-seat event takes about 58 MiB with its seat-list template and rendered map
-   * (bench:seat-map: 58.1 MiB), about 80 MiB once a stream is open too (the stream's template and first
-   * event): the default keeps four of those read by GET (three with streams), or thousands of small halls.
+   * first). The default keeps a few 100,000-seat events with their seat-list templates and rendered maps
+   * (bench:seat-map reports what one takes; an open stream adds its own template and first event), or
+   * thousands of small halls.
    */
   @EnvInteger(64 * 1024, 8 * 1024 * 1024 * 1024)
   SEAT_MAP_CACHE_MAX_BYTES: number = 256 * 1024 * 1024;

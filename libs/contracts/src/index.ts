@@ -3,7 +3,6 @@ export * from './seat-expired/seat-expired.event';
 export * from './seat-expired/seat-expired.schema';
 export * from './seat-expired/seat-expired.record';
 export * from './booking-cancelled/booking-cancelled.event';
-export * from './booking-cancelled/booking-cancelled.schema';
 export * from './booking-cancelled/booking-cancelled.record';
 export * from './seat-status/seat-status.event';
 export * from './seat-status/seat-status.schema';

@@ -2,6 +2,8 @@
  * DatabaseModule takes its own options: forRoot, and forRootAsync with useFactory/inject or
  * useClass, each giving a DataSource on the real PostgreSQL, in the schema it was given, migrated. No
  * AppConfig.
+ *
+ * @needs postgres
  */
 import { Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';

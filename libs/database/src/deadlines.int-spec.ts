@@ -4,6 +4,8 @@
  * DATABASE_QUERY_TIMEOUT_MS, a new connection after DATABASE_CONNECT_TIMEOUT_MS, and onConnectionWithin
  * after its own budget. The connections that went silent are never handed out again: once the proxy
  * forwards again, the next query answers at once.
+ *
+ * @needs postgres
  */
 import { DataSource } from 'typeorm';
 import { eventually } from '@test/support/eventually';

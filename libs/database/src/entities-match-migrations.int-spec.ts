@@ -2,6 +2,8 @@
  * The entities declare the schema the migrations build, so `npm run migration:generate` against an
  * up-to-date schema finds nothing to do. If an entity and the migrations disagree (a foreign key, index
  * or check only one of them has), TypeORM proposes DDL here, and a generated migration would carry it.
+ *
+ * @needs postgres
  */
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';

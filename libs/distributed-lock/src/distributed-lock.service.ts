@@ -230,7 +230,7 @@ export class DistributedLockService implements OnApplicationShutdown {
     try {
       return await runInLockScope(handle, () => fn(handle));
     } finally {
-      // a section that let go itself (pipelineRelease) is done: release() would answer NOT_HELD, and nothing else
+      // a section that let go itself (release, letGoInScript) is done: release() would answer NOT_HELD
       if (!handle.released) {
         await this.ops.releaseOrWarn(handle);
       }

@@ -6,9 +6,9 @@ import type { LockWaiters } from './lock-waiters';
 import type { TrackedLock, TrackedLockHost } from './tracked-lock';
 
 /**
- * The owner-checked operations a held lock delegates to (TrackedLockHost): its three ways to let go
- * (release; pipelineRelease, a release sent right behind the last write; letGoInScript, no release sent:
- * the write's own script deletes the keys), extend, and the lease checks. One per DistributedLockService.
+ * The owner-checked operations a held lock delegates to (TrackedLockHost): its two ways to let go
+ * (release; letGoInScript, no release sent: the write's own script deletes the keys), extend, and the
+ * lease checks. One per DistributedLockService.
  */
 export class HeldLockOps implements TrackedLockHost {
   constructor(
@@ -59,16 +59,6 @@ export class HeldLockOps implements TrackedLockHost {
     }
     this.leases.lost(lock, 'the lease had run out before release', true);
     return 'NOT_HELD';
-  }
-
-  /** See HeldLock.pipelineRelease: the release goes out in the same tick as the already-sent last write. */
-  async pipelineRelease<T>(lock: TrackedLock, lastWrite: Promise<T>): Promise<T> {
-    const released = this.releaseOrWarn(lock);
-    try {
-      return await lastWrite;
-    } finally {
-      await released;
-    }
   }
 
   /** See HeldLock.letGoInScript: the write's own script let go of the lock, or it is released here. */

@@ -47,18 +47,6 @@ export interface HeldLock {
   /** One round trip, never retried: NOT_HELD when the lease had already expired (or was taken over). */
   release(): Promise<'RELEASED' | 'NOT_HELD'>;
   /**
-   * Lets go right behind the critical section's last write, in the same round trip: `lastWrite` is the
-   * promise of a command the caller has already handed to the same Redis client (issued synchronously,
-   * before this call). The release is issued now, in the same tick, so an auto-pipelining client sends
-   * both in one batch and Redis runs them in that order: the lock is held while the write runs, and the
-   * section costs one round trip less. Resolves (or rejects) as `lastWrite` does, once the
-   * release has answered too; a failed release is logged, never thrown over the write's outcome (the lease
-   * bounds the key). Only for a last write whose answer the section does not need before letting go.
-   * Should the two ever reach Redis in the other order, the store's fencing check still refuses a write
-   * made after another holder took the lock.
-   */
-  pipelineRelease<T>(lastWrite: Promise<T>): Promise<T>;
-  /**
    * The section's last write lets go of the lock itself: its store script checked `ownership`
    * (LOCK_OWNED_LUA_FILE's lock_owned) and deleted the lock keys (lock_let_go) in the same command, so no
    * release is sent: one command less per section. `letGo(answer)` tells from the write's answer

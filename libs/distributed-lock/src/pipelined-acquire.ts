@@ -27,8 +27,8 @@ export interface PipelinedAcquireDeps {
 
 /**
  * Sends the acquire now and returns its lock at once, with `grant` settling when Redis answers. A grant
- * is tracked (held here, released at shutdown) unless the holder already let go (pipelineRelease sent in the
- * same tick: the release runs right behind the write, there is nothing left to track).
+ * is tracked (held here, released at shutdown) unless the holder has let go by then (a release, or a write
+ * whose script let go: there is nothing left to track).
  */
 export function sendPipelinedAcquire(
   deps: PipelinedAcquireDeps,

@@ -7,7 +7,6 @@ import type { HeldLock, LockOwnership } from './held-lock';
  */
 export interface TrackedLockHost {
   release(lock: TrackedLock): Promise<'RELEASED' | 'NOT_HELD'>;
-  pipelineRelease<T>(lock: TrackedLock, lastWrite: Promise<T>): Promise<T>;
   letGoInScript<T>(lock: TrackedLock, lastWrite: Promise<T>, letGo: (answer: T) => boolean): Promise<T>;
   extend(lock: TrackedLock, leaseMs: number): Promise<boolean>;
   /** The holder read its signal: from now on a lease running out aborts it. */
@@ -22,7 +21,7 @@ export class TrackedLock implements HeldLock {
   /**
    * Why the lock was lost, once it is (LeaseTracker.lost, which also aborts the signal with it). Checked
    * instead of `controller.signal.aborted`: reading `signal` makes Node build the AbortSignal (an
-   * EventTarget), which a short seat lock that never reads its signal does not need (bench:http profile).
+   * EventTarget), which a short seat lock that never reads its signal does not need.
    */
   lostError?: LockLostError;
   released = false;
@@ -81,10 +80,6 @@ export class TrackedLock implements HeldLock {
 
   release(): Promise<'RELEASED' | 'NOT_HELD'> {
     return this.host.release(this);
-  }
-
-  pipelineRelease<T>(lastWrite: Promise<T>): Promise<T> {
-    return this.host.pipelineRelease(this, lastWrite);
   }
 
   letGoInScript<T>(lastWrite: Promise<T>, letGo: (answer: T) => boolean): Promise<T> {

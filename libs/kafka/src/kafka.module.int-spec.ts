@@ -1,6 +1,8 @@
 /**
  * KafkaModule takes its own options: forRoot, and forRootAsync with useFactory/inject or
  * useClass, each giving a kafkajs instance built from them that reaches the real broker. No AppConfig.
+ *
+ * @needs kafka
  */
 import { Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';

@@ -38,8 +38,8 @@ function locate<V extends { labels: object }>(map: Record<string, V>, labels: ob
 
 /**
  * `histogram.observe(labels, value)` for one fixed label set. prom-client's own observe, and its
- * `labels(...)` children alike, convert, validate and hash the label set on every call (and its
- * unlabelled observe was 0.6 % of the seat API's samples in bench:http, on the lock's hot path). Here the
+ * `labels(...)` children alike, convert, validate and hash the label set on every call (on the lock's hot
+ * path, every acquisition). Here the
  * first call, and any call after the metric was reset or its values replaced, goes through prom-client;
  * the others add to the values prom-client created for the label set, exactly as its observe does (sum,
  * count, the first bucket whose upper bound is >= the value; none above the last bound: +Inf is the count).

@@ -14,8 +14,8 @@ const observers = new Map<string, (seconds: number) => void>();
 /**
  * Records every answer under its route pattern (not the raw URL, to bound label cardinality) with the
  * status actually sent, errors rendered by filters and router 404s included. A Fastify onResponse hook
- * rather than a Nest interceptor: it sees those answers too and keeps rxjs off the request path (the
- * interceptor was measurable in the bench:http profile). Each label set's observer is made once
+ * rather than a Nest interceptor: it sees those answers too and keeps rxjs off the request path. Each
+ * label set's observer is made once
  * (boundObserve: no label hashing per answer). Call it before the app registers its routes.
  */
 export function recordHttpMetrics(fastify: FastifyInstance): void {

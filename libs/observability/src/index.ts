@@ -1,5 +1,4 @@
 export * from './bound-metrics';
-export * from './create-logger';
 export * from './http-metrics';
 export * from './logging';
 export * from './metrics';

@@ -47,7 +47,7 @@ export class JwtAuthGuard implements CanActivate, OnModuleDestroy {
   private readonly maxLifetimeSeconds: number;
   /**
    * The secret imported once as a WebCrypto key: handing jose the raw bytes makes it import the key on
-   * every request, which was half the guard's cost (bench:http profile).
+   * every request.
    */
   private key?: Promise<webcrypto.CryptoKey>;
   /**

@@ -16,9 +16,8 @@ const HELMET_OPTIONS: HelmetOptions = {
 /**
  * The headers helmet sets for `options`, computed once by running its middleware on a response that only
  * records them. With static options (no per-request nonce or directive function) helmet sets the same
- * headers on every answer, so per request we only copy them. @fastify/helmet rebuilt helmet from the
- * options on every request (parsing the CSP directives each time) in two hooks, one async: about a
- * twentieth of the service's CPU per hold in bench:http.
+ * headers on every answer, so per request we only copy them. @fastify/helmet rebuilds helmet from the
+ * options on every request (parsing the CSP directives each time) in two hooks, one async.
  */
 export function helmetHeaders(options: HelmetOptions = HELMET_OPTIONS): [string, string][] {
   const headers: [string, string][] = [];

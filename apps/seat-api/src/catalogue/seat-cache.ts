@@ -30,11 +30,10 @@ export class EventSeats extends Map<string, CatalogueSeat> {
 }
 
 /**
- * Heap bytes of one cached seat, estimated: a fixed part (the seat object, its Map entry and the Map's
- * table share) plus each string (V8 header + characters, 8-byte aligned). Calibrated on Node 20 x64:
- * measured 150-250 bytes per seat for seat ids of 5-25 characters, always at or below this estimate.
+ * Heap bytes of one cached seat, estimated from above: a fixed part (the seat object, its Map entry and the
+ * Map's table share) plus each string (V8 header + characters, 8-byte aligned).
  */
-const SEAT_FIXED_BYTES = 120; // 104 measured, and 16 for two more fields: the row's rank, the seat's access
+const SEAT_FIXED_BYTES = 120; // with the row's rank and the seat's access among the seat's fields
 const stringBytes = (s: string): number => 16 + Math.ceil(s.length / 8) * 8;
 
 export function estimateSeatsBytes(seats: SeatsById): number {

@@ -115,7 +115,7 @@ const validBodyShortcuts = new Map<Function, ValidBodyCheck>();
 /**
  * A shortcut past class-transformer and class-validator for a DTO on the hot path: a body `isValid`
  * accepts becomes an instance of `dto` with its fields, as plainToInstance would make it, without the
- * walk over the decorators' metadata (the largest single cost of a hold request in bench:http's profile).
+ * walk over the decorators' metadata (what that saves a hold: docs/adr/0008-hold-path-shortcuts.md).
  * `isValid` must accept only plain bodies class-validator accepts with the pipe's options (only known
  * fields, nothing nested but arrays of primitives): a spec next to the DTO compares the two. Every body it
  * does not accept goes the full way, so each refusal keeps its exact error answer.

@@ -13,12 +13,11 @@ import { StuckConfirms } from './stuck-confirms';
 const MAX_BATCHES_PER_SHARD = 50;
 /**
  * Shards swept at the same time. Each step waits for its Lua script and then for this process's event
- * loop (busy with the relay when much is due): one shard after another left a Cluster's other masters
- * idle and a single Redis waiting on round trips (100,000 holds due at once: the last seat freed 25 s
- * after due on the 3-master cluster, 16 s on one Redis; bench:expiry). Four: about one per master of
- * that cluster, plus one to hide a round trip; more only queue scripts on a single Redis, where every
- * queued script delays the relay's and the API's commands. A shard is still swept by one worker at a time,
- * and each script stays one atomic step on one slot.
+ * loop (busy with the relay when much is due): one shard after another would leave a Cluster's other
+ * masters idle and a single Redis waiting on round trips (bench:expiry measures a mass expiry). Four:
+ * about one per master of that cluster, plus one to hide a round trip; more only queue scripts on a single
+ * Redis, where every queued script delays the relay's and the API's commands. A shard is still swept by
+ * one worker at a time, and each script stays one atomic step on one slot.
  */
 export const SWEEP_CONCURRENCY = 4;
 /**

@@ -42,12 +42,13 @@ export class RateLimitGuard extends ThrottlerGuard {
 
   /**
    * The library asks every throttler, on every request, for six pieces of route metadata through the
-   * Reflector and awaits each value (about twenty metadata reads and a dozen promises per request, a
-   * measurable share of a hold's CPU in bench:http), only to find the one throttler the route names. Here
-   * that throttler is found once per handler, by its @RateLimited name, and the library's handleRequest
-   * counts and refuses as before (the other throttlers apply only to routes naming them: each has a skipIf
-   * saying so, see rate-limit.module.ts). A route carrying the library's own decorators, a throttler whose
-   * limit or ttl is a function, or one without a skipIf, is left to the library's canActivate.
+   * Reflector and awaits each value (about twenty metadata reads and a dozen promises per request), only
+   * to find the one throttler the route names. Here that throttler is found once per handler, by its
+   * @RateLimited name, and counted as the library's handleRequest counts (countHere; handleRequest itself
+   * when this guard cannot count alike). The other throttlers apply only to routes naming them: each has
+   * a skipIf saying so (rate-limit.module.ts). A route carrying the library's own decorators, a throttler
+   * whose limit or ttl is a function, or one without a skipIf, is left to the library's canActivate.
+   * What this saves a hold, and why the copy stays: docs/adr/0008-hold-path-shortcuts.md.
    */
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const plan = this.planOf(context.getHandler(), context.getClass());

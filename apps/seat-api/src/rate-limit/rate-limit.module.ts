@@ -12,8 +12,8 @@ class RateLimitStorageModule {}
 
 /**
  * A named throttler applies only to the routes marked @RateLimited(name), and not at all when disabled.
- * Route metadata is fixed once the app is built: each handler's @RateLimited name is read once (a
- * Reflect.getMetadata per request and throttler was a measurable share of the guard in bench:http).
+ * Route metadata is fixed once the app is built: each handler's @RateLimited name is read once, as the
+ * guard finds its throttler once (rate-limit.guard.ts, docs/adr/0008-hold-path-shortcuts.md).
  */
 function limit(name: RateLimitName, perWindow: number, windowMs: number, enabled: boolean): ThrottlerOptions {
   const names = new WeakMap<object, unknown>();

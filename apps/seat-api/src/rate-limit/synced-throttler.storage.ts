@@ -13,9 +13,10 @@ const MAX_TRACKED = 50_000;
 const MAX_KEYS_PER_CALL = 1000;
 /**
  * Hash tags the counters are spread over (`rl:{rl<n>}:{<limit>:<route>-<caller>}:<window index>`): on a
- * Cluster a script call carries only counters of one slot, so a sync makes at most this many calls (spread over
- * the masters) whatever the number of callers. With one tag per caller it made one call per caller seen in the interval: about one
- * more EVALSHA per hold in bench:cluster (every hold from another user), each sent on its own.
+ * Cluster a script call carries only counters of one slot, so a sync makes at most this many calls (spread
+ * over the masters) whatever the number of callers. One tag per caller would make one call per caller seen
+ * in the interval, each sent on its own: close to one more script call per hold when most holds come from
+ * different users.
  */
 const COUNTER_GROUPS = 16;
 

@@ -1,9 +1,9 @@
 import {
-  BookingCancelledSchemaError,
   bookingCancelledEvent,
-  parseBookingCancelled,
+  parseSeatStatus,
   seatExpiredKafkaMessage,
   seatExpiredEvent,
+  SeatStatusSchemaError,
   seatStatusKafkaMessage,
 } from '@app/contracts';
 
@@ -44,17 +44,23 @@ it('builds the CloudEvent and its seat.status record, keyed by the show as SeatE
   );
   expect(message.key).toBe(expired.key);
   expect(message.headers).toMatchObject({ ce_type: 'BookingCancelled', ce_id: ce.id });
-  expect(parseBookingCancelled(Buffer.from(message.value))).toEqual(ce);
+  expect(parseSeatStatus(Buffer.from(message.value))).toEqual(ce);
 });
 
 it.each([
   ['not JSON', '{oops'],
-  ['a SeatExpired', JSON.stringify({ ...bookingCancelledEvent(data, new Date()), type: 'SeatExpired' })],
-  ['an id other than the booking', JSON.stringify({ ...bookingCancelledEvent(data, new Date()), id: 'x' })],
+  [
+    'its data under another type',
+    JSON.stringify({ ...bookingCancelledEvent(data, new Date()), type: 'SeatExpired' }),
+  ],
+  [
+    'a booking id left out',
+    JSON.stringify({ ...bookingCancelledEvent(data, new Date()), data: { ...data, bookingId: undefined } }),
+  ],
   [
     'seat ids that are not a list',
     JSON.stringify({ ...bookingCancelledEvent(data, new Date()), data: { ...data, seatIds: 'A-1' } }),
   ],
 ])('refuses %s', (_what, value) => {
-  expect(() => parseBookingCancelled(value)).toThrow(BookingCancelledSchemaError);
+  expect(() => parseSeatStatus(value)).toThrow(SeatStatusSchemaError);
 });

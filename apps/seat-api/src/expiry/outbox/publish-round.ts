@@ -2,8 +2,8 @@
  * One round of the relay: every shard it relays hands in its next batch (or withdraws), then the batches
  * go to Kafka together, in as few sends as fit `maxPerSend` records, instead of one send per shard.
  * While many holds fall due, the sweep appends to all 64 streams at once and each pass finds a few
- * records per stream: one send each cost a produce round trip per shard (the idempotent producer sends
- * one request at a time), which bounded the relay more than the records did (bench:expiry).
+ * records per stream: one send each would cost a produce round trip per shard (the idempotent producer
+ * sends one request at a time), which bounds the relay more than the records do.
  *
  * Order: a batch is never split (each lies whole in one send, in stream order) and kafkajs keeps a send's
  * records in array order per partition, so one show's records (all in one shard's stream) keep their

@@ -1,9 +1,9 @@
 /**
- * (11) The hot path: one EVALSHA to acquire, one to release, nothing else.
+ * The hot path: one EVALSHA to acquire, one to release, nothing else.
  * Counted by a private redis-server's own command statistics, so no other test's traffic is mixed in.
  */
 import { startPrivateRedis, PrivateRedis } from '@test/support/private-redis';
-import { lockService, testRedis } from './support';
+import { lockService, testRedis } from '@test/support/distributed-lock';
 
 let server: PrivateRedis;
 afterAll(() => server?.stop());
@@ -17,7 +17,7 @@ async function commandCalls(): Promise<Record<string, number>> {
   return calls;
 }
 
-it('(11) acquire + release cost exactly two EVALSHA, with a fixed lease or the watchdog', async () => {
+it('acquire + release cost exactly two EVALSHA, with a fixed lease or the watchdog', async () => {
   server = await startPrivateRedis();
   const redis = await testRedis(server.url);
   const locks = lockService(redis);

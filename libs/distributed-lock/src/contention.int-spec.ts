@@ -6,9 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { register } from 'prom-client';
-import { LockBusy, LockNotAcquiredError } from '../src';
-import { DistributedLockService } from '../src/distributed-lock.service';
-import { eventually, lockService, testRedis } from './support';
+import { LockBusy, LockNotAcquiredError } from '.';
+import { DistributedLockService } from './distributed-lock.service';
+import { eventually } from '@test/support/eventually';
+import { lockService, testRedis } from '@test/support/distributed-lock';
 
 let redis: Redis;
 let locks: DistributedLockService;

@@ -1,13 +1,13 @@
 /**
- * (14, 18) A lock call that times out on the client can still run in Redis later. Uses a
+ * A lock call that times out on the client can still run in Redis later. Uses a
  * private redis-server paused with `CLIENT PAUSE ... WRITE`: our scripts wait in its input buffer, the
  * client gives up after its commandTimeout, then the pause ends and Redis runs them.
  */
 import Redis from 'ioredis';
-import { LockBackendError, LockOutcomeUnknownError } from '../src';
+import { LockBackendError, LockOutcomeUnknownError } from '.';
 import { startPrivateRedis, PrivateRedis } from '@test/support/private-redis';
 import { eventually } from '@test/support/eventually';
-import { lockService, testRedis } from './support';
+import { lockService, testRedis } from '@test/support/distributed-lock';
 
 let server: PrivateRedis;
 const clients: Redis[] = [];
@@ -31,7 +31,7 @@ async function impatientClient(url: string): Promise<Redis> {
   return redis;
 }
 
-it('(14, 18) an acquire that times out on the client but runs later leaves no orphan lock', async () => {
+it('an acquire that times out on the client but runs later leaves no orphan lock', async () => {
   server = await startPrivateRedis();
   const admin = await testRedis(server.url); // reads are not paused by CLIENT PAUSE WRITE
   clients.push(admin);

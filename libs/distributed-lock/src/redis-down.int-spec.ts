@@ -1,12 +1,13 @@
-/** (14) Redis stopped mid-test: typed errors, fast, then recovery when it returns. Uses a private redis-server. */
-import { LockBackendError } from '../src';
+/** Redis stopped mid-test: typed errors, fast, then recovery when it returns. Uses a private redis-server. */
+import { LockBackendError } from '.';
 import { startPrivateRedis, PrivateRedis } from '@test/support/private-redis';
-import { eventually, lockService, testRedis } from './support';
+import { eventually } from '@test/support/eventually';
+import { lockService, testRedis } from '@test/support/distributed-lock';
 
 let server: PrivateRedis;
 afterAll(() => server?.stop());
 
-it('(14) fails fast with LockBackendError while Redis is down and recovers by itself', async () => {
+it('fails fast with LockBackendError while Redis is down and recovers by itself', async () => {
   server = await startPrivateRedis();
   const redis = await testRedis(server.url);
   const locks = lockService(redis);

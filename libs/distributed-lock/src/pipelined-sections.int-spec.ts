@@ -1,17 +1,18 @@
 /**
- * Pipelined sections (RunOptions.pipelined): the acquire, the section's owner-checked write and
- * its release leave in one batch. A private redis-server, so round trips can be counted from its
- * `total_reads_processed` and no other test's traffic is mixed in.
+ * Pipelined sections (RunOptions.pipelined): the acquire and the section's owner-checked write leave in
+ * one batch, and the write's own script lets go of the lock (HeldLock.letGoInScript), as a hold does. A
+ * private redis-server, so round trips can be counted from its `total_reads_processed` and no other
+ * test's traffic is mixed in.
  */
 import Redis from 'ioredis';
 import { LuaScript } from '@app/redis';
 import { OWNED_SET, TEST_LUA_DIR } from '@test/support/lua/manifest';
 import { Registry } from 'prom-client';
 import { startPrivateRedis, PrivateRedis } from '@test/support/private-redis';
-import { LockBackendError, HeldLock, LockNotAcquiredError, LockNotOwnedError } from '../src';
-import { LockScripts } from '../src/lock-scripts';
+import { LockBackendError, HeldLock, LockNotAcquiredError, LockNotOwnedError } from '.';
+import { LockScripts } from './lock-scripts';
 import { eventually } from '@test/support/eventually';
-import { lockService } from './support';
+import { lockService } from '@test/support/distributed-lock';
 
 let server: PrivateRedis;
 let redis: Redis;
@@ -64,48 +65,33 @@ async function readsSince(previous: number): Promise<[number, number]> {
 const run = (locks: ReturnType<typeof lockService>, key: string, fn: (l: HeldLock) => Promise<string>) =>
   locks.runExclusive(key, { leaseMs: 5000, waitMs: 2000, pipelined: true }, fn);
 
-it('acquire, write and release in one round trip; the write runs while the lock is held', async () => {
-  const locks = lockService(redis);
-  await run(locks, 'warm-up', (l) => l.pipelineRelease(ownedSet(l, 'warm', 'x'))); // scripts loaded
-  const [, start] = await readsSince(0);
-  const tokens: number[] = [];
-  for (let i = 0; i < 10; i++) {
-    const answer = await run(locks, `one-${i}`, (lock) => {
-      tokens.push(lock.fencingToken); // not known yet: the store takes the counter's value
-      return lock.pipelineRelease(ownedSet(lock, `data-${i}`, 'written'));
-    });
-    expect(answer).toBe('OK');
-  }
-  const [reads] = await readsSince(start);
-  expect(reads).toBe(10);
-  expect(tokens).toEqual(Array(10).fill(0));
-  expect(await redis.mget(Array.from({ length: 10 }, (_, i) => `data-${i}`))).toEqual(
-    Array(10).fill('written'),
-  );
-  expect(await redis.keys('lock:{one-*')).toEqual([]);
-  expect(locks.heldCount).toBe(0);
-});
-
-it('busy: the first write is refused in Redis, and the section runs again once the holder lets go', async () => {
+it('busy: the first write is refused in Redis and lets nothing go; the section runs again once the holder lets go', async () => {
   const lost: string[] = [];
   const registry = new Registry();
   const locks = lockService(redis, { registry, onLockLost: ({ keys }) => lost.push(...keys) });
   const holder = await locks.acquire('busy', { leaseMs: 5000 });
+  const release = releaseCalls();
   const answers: string[] = [];
   const tokens: number[] = [];
   const section = run(locks, 'busy', async (lock) => {
     tokens.push(lock.fencingToken);
-    const answer = await lock.pipelineRelease(ownedSet(lock, 'busy-data', `run ${answers.length + 1}`));
+    const answer = await lastOwnedSet(lock, 'busy-data', `run ${answers.length + 1}`);
     answers.push(answer);
     if (answers.length === 1) {
-      // the first run's write reached Redis while the holder had the lock: refused, nothing written
+      // the first run's write reached Redis while the holder had the lock: refused, nothing written, and
+      // the holder's lock untouched
       expect(await redis.get('busy-data')).toBeNull();
+      expect(await redis.get('lock:{busy}')).toBe(holder.ownership.owner);
       setTimeout(() => void holder.release(), 50);
     }
     return answer;
   });
   await expect(section).resolves.toBe('OK');
   expect(answers).toEqual(['NOT_LOCKED', 'OK']);
+  // one release: the holder's own; the section sent none (its second run's write let go)
+  expect(release.count()).toBe(1);
+  release.restore();
+  expect(await redis.exists('lock:{busy}')).toBe(0);
   expect(tokens[0]).toBe(0);
   expect(tokens[1]).toBeGreaterThan(holder.fencingToken); // the second run's grant, known before it ran
   expect(await redis.get('busy-data')).toBe('run 2');
@@ -121,7 +107,7 @@ it('busy until the wait runs out: LockNotAcquiredError, nothing written', async 
   let runs = 0;
   const section = locks.runExclusive('stuck', { leaseMs: 5000, waitMs: 100, pipelined: true }, (lock) => {
     runs++;
-    return lock.pipelineRelease(ownedSet(lock, 'stuck-data', 'x'));
+    return lastOwnedSet(lock, 'stuck-data', 'x');
   });
   await expect(section).rejects.toBeInstanceOf(LockNotAcquiredError);
   expect(runs).toBe(1);
@@ -162,7 +148,7 @@ it('the section’s own error wins once the lock was granted, and the lock is le
 it('an acquire Redis refuses is the answer, whatever the section did', async () => {
   const locks = lockService(redis);
   await redis.lpush('lock:fence:{wrong-type}', 'not a counter'); // the acquire's INCR on a list: a reply error
-  const section = run(locks, 'wrong-type', (lock) => lock.pipelineRelease(ownedSet(lock, 'wt-data', 'x')));
+  const section = run(locks, 'wrong-type', (lock) => lastOwnedSet(lock, 'wt-data', 'x'));
   await expect(section).rejects.toBeInstanceOf(LockBackendError);
   expect(await redis.get('wt-data')).toBeNull(); // the write found no lock of its owner
   expect(locks.heldCount).toBe(0);
@@ -177,15 +163,20 @@ it('needs a fixed lease', async () => {
 
 it('a release that ran before its acquire (reordered on a Cluster) is sent again: nothing leaks, nothing is lost', async () => {
   // On a Cluster, a script missing from a new master's cache is sent again after the rest of the batch,
-  // so the release along can run before the acquire it follows. Here the first release is made to find
-  // nothing (as if it ran first); the lock key the acquire set must still go, without a "lost" report.
+  // so a release the section sends right behind its write can run before the acquire it follows. Here the
+  // first release is made to find nothing (as if it ran first); the lock key the acquire set must still
+  // go, without a "lost" report.
   const lost: string[] = [];
   const locks = lockService(redis, { onLockLost: ({ keys }) => lost.push(...keys) });
   const release = jest.spyOn(LockScripts.prototype, 'release');
   release.mockImplementationOnce(() => Promise.resolve(0));
   try {
     await expect(
-      run(locks, 'reordered', (lock) => lock.pipelineRelease(ownedSet(lock, 'ro-data', 'x'))),
+      run(locks, 'reordered', async (lock) => {
+        const written = ownedSet(lock, 'ro-data', 'x');
+        await lock.release(); // sent in the same tick as the write, right behind it
+        return written;
+      }),
     ).resolves.toBe('OK');
   } finally {
     release.mockRestore();
@@ -214,7 +205,7 @@ it('a write refused although the lock was granted (it ran before the acquire) ma
     'late-acquire',
     { leaseMs: 5000, waitMs: 2000, pipelined: true },
     async (lock) => {
-      const answer = await lock.pipelineRelease(ownedSet(lock, 'la-data', `run ${answers.length + 1}`));
+      const answer = await lastOwnedSet(lock, 'la-data', `run ${answers.length + 1}`);
       answers.push(answer);
       if (answer === 'NOT_LOCKED') {
         throw new LockNotOwnedError(lock.keys); // what the section does when its store refused the write
@@ -237,44 +228,23 @@ describe('HeldLock.letGoInScript: the last write lets go of the lock in its own 
     await run(locks, 'rb-warm', (l) => lastOwnedSet(l, 'rb-warm', 'x')); // scripts loaded
     const release = releaseCalls();
     const [, start] = await readsSince(0);
+    const tokens: number[] = [];
     for (let i = 0; i < 10; i++) {
-      await expect(run(locks, `rb-${i}`, (lock) => lastOwnedSet(lock, `rb-data-${i}`, 'w'))).resolves.toBe(
-        'OK',
-      );
+      const section = run(locks, `rb-${i}`, (lock) => {
+        tokens.push(lock.fencingToken); // not known yet: the store takes the counter's value
+        return lastOwnedSet(lock, `rb-data-${i}`, 'w');
+      });
+      await expect(section).resolves.toBe('OK');
     }
     const [reads] = await readsSince(start);
     expect(release.count()).toBe(0);
     release.restore();
     expect(reads).toBe(10);
+    expect(tokens).toEqual(Array(10).fill(0));
     expect(await redis.mget(Array.from({ length: 10 }, (_, i) => `rb-data-${i}`))).toEqual(
       Array(10).fill('w'),
     );
     expect(await redis.keys('lock:{rb-*')).toEqual([]);
-    expect(locks.heldCount).toBe(0);
-  });
-
-  it('busy: the refused write released nothing, and the section runs again once the holder lets go', async () => {
-    const locks = lockService(redis);
-    const holder = await locks.acquire('rb-busy', { leaseMs: 5000 });
-    const release = releaseCalls();
-    const answers: string[] = [];
-    const section = run(locks, 'rb-busy', async (lock) => {
-      const answer = await lastOwnedSet(lock, 'rb-busy-data', `run ${answers.length + 1}`);
-      answers.push(answer);
-      if (answers.length === 1) {
-        // the holder's lock is untouched: refused writes let nothing go
-        expect(await redis.get('lock:{rb-busy}')).toBe(holder.ownership.owner);
-        setTimeout(() => void holder.release(), 50);
-      }
-      return answer;
-    });
-    await expect(section).resolves.toBe('OK');
-    expect(answers).toEqual(['NOT_LOCKED', 'OK']);
-    // one release: the holder's own; the section sent none (its second run's write let go)
-    expect(release.count()).toBe(1);
-    release.restore();
-    expect(await redis.get('rb-busy-data')).toBe('run 2');
-    expect(await redis.exists('lock:{rb-busy}')).toBe(0);
     expect(locks.heldCount).toBe(0);
   });
 

@@ -8,8 +8,9 @@ import { randomUUID } from 'node:crypto';
 import Redis, { Cluster } from 'ioredis';
 import { Registry } from 'prom-client';
 import { connectRedis, createRedisClient, keySlot, RedisClient } from '@app/redis';
-import { DistributedLockService } from '../src/distributed-lock.service';
-import { eventually, lockService } from './support';
+import { DistributedLockService } from './distributed-lock.service';
+import { eventually } from '@test/support/eventually';
+import { lockService } from '@test/support/distributed-lock';
 
 let client: RedisClient;
 let locks: DistributedLockService;

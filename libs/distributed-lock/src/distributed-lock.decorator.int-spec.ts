@@ -3,9 +3,10 @@ import { Injectable, Module } from '@nestjs/common';
 import { Interval, ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
 import { Test } from '@nestjs/testing';
 import Redis from 'ioredis';
-import { DistributedLock, DistributedLockModule, InvalidLockKeyError, currentLock } from '../src';
-import { DistributedLockService } from '../src/distributed-lock.service';
-import { eventually, sleep, testRedis } from './support';
+import { DistributedLock, DistributedLockModule, InvalidLockKeyError, currentLock } from '.';
+import { DistributedLockService } from './distributed-lock.service';
+import { eventually } from '@test/support/eventually';
+import { sleep, testRedis } from '@test/support/distributed-lock';
 
 let redis: Redis;
 beforeAll(async () => {
@@ -116,13 +117,13 @@ async function app(...providers: (typeof SeatService | typeof Sweeper)[]) {
   return moduleRef;
 }
 
-it('(27) fails at bootstrap, naming the service, when DistributedLockModule is missing', async () => {
+it('fails at bootstrap, naming the service, when DistributedLockModule is missing', async () => {
   await expect(Test.createTestingModule({ providers: [SeatService] }).compile()).rejects.toThrow(
     /DistributedLockService/,
   );
 });
 
-it('(25, 16) locks the seats computed from the arguments; overlapping calls run one after the other', async () => {
+it('locks the seats computed from the arguments; overlapping calls run one after the other', async () => {
   const m = await app(SeatService);
   const svc = m.get(SeatService);
   const ev = 'e1';
@@ -164,7 +165,7 @@ it('gives currentLock() to the whole locked call, awaits included, and a clear e
   await m.close();
 });
 
-it('(25) refuses keys with undefined or [object Object] parts instead of sharing one lock', async () => {
+it('refuses keys with undefined or [object Object] parts instead of sharing one lock', async () => {
   const m = await app(SeatService);
   const svc = m.get(SeatService);
   await expect(svc.byObject({})).rejects.toBeInstanceOf(InvalidLockKeyError);
@@ -173,7 +174,7 @@ it('(25) refuses keys with undefined or [object Object] parts instead of sharing
   await m.close();
 });
 
-it('(29) runs under @nestjs/schedule with @Interval below or above it, outside any HTTP context', async () => {
+it('runs under @nestjs/schedule with @Interval below or above it, outside any HTTP context', async () => {
   const m = await app(Sweeper);
   const registry = m.get(SchedulerRegistry);
   expect(registry.getIntervals().sort()).toEqual(['sweep-a', 'sweep-b']);

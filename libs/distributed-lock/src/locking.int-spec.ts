@@ -1,6 +1,6 @@
 /**
- * The lock against a real Redis. Test names start with the numbers of the lock failure scenarios they
- * cover.
+ * The lock against a real Redis: mutual exclusion, ownership, leases and extend, the watchdog, waiting,
+ * multi-key locks, fencing tokens and errors of the locked code.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -8,10 +8,11 @@ import * as path from 'node:path';
 import Redis from 'ioredis';
 import { LuaScript } from '@app/redis';
 import { FENCED_WRITE, TEST_LUA_DIR } from '@test/support/lua/manifest';
-import { LockLostError, LockNotAcquiredError, currentLock } from '../src';
-import { DistributedLockService } from '../src/distributed-lock.service';
-import { LockScripts } from '../src/lock-scripts';
-import { eventually, lockService, sleep, testRedis } from './support';
+import { LockLostError, LockNotAcquiredError, currentLock } from '.';
+import { DistributedLockService } from './distributed-lock.service';
+import { LockScripts } from './lock-scripts';
+import { eventually } from '@test/support/eventually';
+import { lockService, sleep, testRedis, LOCK_HOLDERS } from '@test/support/distributed-lock';
 
 let redis: Redis;
 let locks: DistributedLockService;
@@ -28,7 +29,7 @@ afterAll(async () => {
 });
 afterEach(() => expect(locks.heldCount).toBe(0)); // (10, 15) nothing left held or watched after a test
 
-it('(1) N concurrent read-sleep-write workers end with the exact count', async () => {
+it('N concurrent read-sleep-write workers end with the exact count', async () => {
   const k = key();
   await redis.set('counter', '0');
   await Promise.all(
@@ -43,7 +44,7 @@ it('(1) N concurrent read-sleep-write workers end with the exact count', async (
   expect(await redis.get('counter')).toBe('20');
 });
 
-it('(2) a second acquire while held fails at once', async () => {
+it('a second acquire while held fails at once', async () => {
   const k = key();
   const a = await locks.acquire(k, { leaseMs: 5000 });
   expect(await locks.tryAcquire(k, { leaseMs: 5000 })).toBeNull();
@@ -51,12 +52,12 @@ it('(2) a second acquire while held fails at once', async () => {
   expect(await a.release()).toBe('RELEASED');
 });
 
-it('(3) a holder process killed with SIGKILL frees the lock within one lease', async () => {
+it('a holder process killed with SIGKILL frees the lock within one lease', async () => {
   const k = key();
   const lease = 1500;
   const child = spawn(
     process.execPath,
-    ['-r', '@swc-node/register', path.join(__dirname, 'fixtures', 'hold-lock-child.ts'), k, String(lease)],
+    ['-r', '@swc-node/register', path.join(LOCK_HOLDERS, 'killed-holder.ts'), k, String(lease)],
     { env: process.env, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   await new Promise<void>((resolve, reject) => {
@@ -71,7 +72,7 @@ it('(3) a holder process killed with SIGKILL frees the lock within one lease', a
   await b.release();
 });
 
-it('(4, 26) another acquisition (even in this process) cannot release a lock it does not own', async () => {
+it('another acquisition (even in this process) cannot release a lock it does not own', async () => {
   const k = key();
   // leases here are long enough for the grant to arrive valid on a loaded machine (acquire refuses a
   // grant that arrives after its lease); the test waits on Redis's clock for them to run out
@@ -83,7 +84,7 @@ it('(4, 26) another acquisition (even in this process) cannot release a lock it 
   expect(await b.release()).toBe('RELEASED');
 });
 
-it('(5, 30) a lease that expires mid-work lets B in; A’s release leaves B alone, in one round trip', async () => {
+it('a lease that expires mid-work lets B in; A’s release leaves B alone, in one round trip', async () => {
   const k = key();
   const a = await locks.acquire(k, { leaseMs: 500 });
   await eventually(async () => (await redis.exists(lockKeyOf(k))) === 0, 5000); // the lease ran out in Redis
@@ -97,7 +98,7 @@ it('(5, 30) a lease that expires mid-work lets B in; A’s release leaves B alon
   await b.release();
 });
 
-it('(6) extend after expiry while B holds fails and leaves B’s lease untouched', async () => {
+it('extend after expiry while B holds fails and leaves B’s lease untouched', async () => {
   const k = key();
   const a = await locks.acquire(k, { leaseMs: 500 });
   await eventually(async () => (await redis.exists(lockKeyOf(k))) === 0, 5000); // the lease ran out in Redis
@@ -108,7 +109,7 @@ it('(6) extend after expiry while B holds fails and leaves B’s lease untouched
   await b.release();
 });
 
-it('(7) extend works repeatedly; a released handle can no longer extend', async () => {
+it('extend works repeatedly; a released handle can no longer extend', async () => {
   const k = key();
   // each extend lands well inside the lease (1.5 s of slack for a slow round trip) and visibly moves it
   const a = await locks.acquire(k, { leaseMs: 2000 });
@@ -121,7 +122,7 @@ it('(7) extend works repeatedly; a released handle can no longer extend', async 
   expect(await a.extend(5000)).toBe(false);
 });
 
-it('(8) the watchdog keeps a critical section ten leases long alive', async () => {
+it('the watchdog keeps a critical section ten leases long alive', async () => {
   const k = key();
   await locks.runExclusive(k, {}, async (lock) => {
     await sleep(3000); // watchdogLeaseMs = 300
@@ -132,7 +133,7 @@ it('(8) the watchdog keeps a critical section ten leases long alive', async () =
   expect(await redis.exists(lockKeyOf(k))).toBe(0);
 });
 
-it('(9) a refused renewal aborts the holder’s signal and fires onLockLost', async () => {
+it('a refused renewal aborts the holder’s signal and fires onLockLost', async () => {
   const lost: string[] = [];
   const svc = lockService(redis, { watchdogLeaseMs: 300, onLockLost: ({ reason }) => lost.push(reason) });
   const k = key();
@@ -145,7 +146,7 @@ it('(9) a refused renewal aborts the holder’s signal and fires onLockLost', as
   expect(await redis.get(lockKeyOf(k))).toBe('someone-else');
 });
 
-it('(10) no orphan renewal: a released lock is not renewed, a failed acquire starts no watchdog', async () => {
+it('no orphan renewal: a released lock is not renewed, a failed acquire starts no watchdog', async () => {
   const k = key();
   const lock = await locks.acquire(k);
   await lock.release();
@@ -157,7 +158,7 @@ it('(10) no orphan renewal: a released lock is not renewed, a failed acquire sta
   expect(locks.heldCount).toBe(0);
 });
 
-it('(11) tight acquire/release loops keep the bookkeeping exact', async () => {
+it('tight acquire/release loops keep the bookkeeping exact', async () => {
   const keys = Array.from({ length: 8 }, key);
   await Promise.all(
     keys.map(async (k) => {
@@ -174,7 +175,7 @@ it('(11) tight acquire/release loops keep the bookkeeping exact', async () => {
   }
 });
 
-it('(12) locks are not reentrant: a nested acquire of the same key is a new owner and must wait', async () => {
+it('locks are not reentrant: a nested acquire of the same key is a new owner and must wait', async () => {
   const k = key();
   await locks.runExclusive(k, { leaseMs: 2000 }, async () => {
     await expect(locks.acquire(k, { leaseMs: 1000, waitMs: 50 })).rejects.toBeInstanceOf(
@@ -183,7 +184,7 @@ it('(12) locks are not reentrant: a nested acquire of the same key is a new owne
   });
 });
 
-it('(13) waitMs is honoured: gives up after about the wait, with a retry hint', async () => {
+it('waitMs is honoured: gives up after about the wait, with a retry hint', async () => {
   const k = key();
   const a = await locks.acquire(k, { leaseMs: 5000 });
   const started = performance.now();
@@ -196,7 +197,7 @@ it('(13) waitMs is honoured: gives up after about the wait, with a retry hint', 
   await a.release();
 });
 
-it('(13) a waiter gets the lock soon after release, without hammering Redis', async () => {
+it('a waiter gets the lock soon after release, without hammering Redis', async () => {
   const k = key();
   const a = await locks.acquire(k, { leaseMs: 5000 });
   const attempts = jest.spyOn(LockScripts.prototype, 'acquire');
@@ -209,7 +210,7 @@ it('(13) a waiter gets the lock soon after release, without hammering Redis', as
   await b.release();
 });
 
-it('(16) multi-key locks are all-or-none and overlapping sets exclude each other', async () => {
+it('multi-key locks are all-or-none and overlapping sets exclude each other', async () => {
   const ev = randomUUID();
   const a = await locks.acquire([`seat:{${ev}}:A1`, `seat:{${ev}}:A2`], { leaseMs: 5000 });
   await expect(
@@ -226,7 +227,7 @@ it('(16) multi-key locks are all-or-none and overlapping sets exclude each other
   await Promise.all([a, ...held].map((l) => l.release()));
 });
 
-it('(18) a grant that arrives after the lease could have run out is treated as not acquired', async () => {
+it('a grant that arrives after the lease could have run out is treated as not acquired', async () => {
   const k = key();
   const slow = await testRedis();
   const svc = lockService(slow);
@@ -247,7 +248,7 @@ it('(18) a grant that arrives after the lease could have run out is treated as n
   await slow.quit();
 });
 
-it('(21) fencing tokens strictly increase for every acquisition sharing a hash tag', async () => {
+it('fencing tokens strictly increase for every acquisition sharing a hash tag', async () => {
   const ev = randomUUID();
   const tokens: number[] = [];
   for (let i = 0; i < 5; i++) {
@@ -260,7 +261,7 @@ it('(21) fencing tokens strictly increase for every acquisition sharing a hash t
   expect(tokens[4] - tokens[0]).toBe(4);
 });
 
-it('(22) a paused holder’s late write is rejected by the fence check', async () => {
+it('a paused holder’s late write is rejected by the fence check', async () => {
   // The protected store: accept a write only with a token at least as high as the last one it saw.
   const fenced = new LuaScript(TEST_LUA_DIR, FENCED_WRITE);
   const write = (token: number, value: string) =>
@@ -278,7 +279,7 @@ it('(22) a paused holder’s late write is rejected by the fence check', async (
   await a.release();
 });
 
-it('(24) app clock jumps do not affect leases (only Redis TTLs and a monotonic clock are used)', async () => {
+it('app clock jumps do not affect leases (only Redis TTLs and a monotonic clock are used)', async () => {
   const k = key();
   const now = Date.now();
   const clock = jest.spyOn(Date, 'now').mockReturnValue(now + 3_600_000);
@@ -292,7 +293,7 @@ it('(24) app clock jumps do not affect leases (only Redis TTLs and a monotonic c
   }
 });
 
-it('(26) 200 concurrent callers in one process are distinct owners, one at a time', async () => {
+it('200 concurrent callers in one process are distinct owners, one at a time', async () => {
   const k = key();
   let inside = 0;
   let maxInside = 0;
@@ -312,7 +313,7 @@ it('(26) 200 concurrent callers in one process are distinct owners, one at a tim
   expect(tokens.size).toBe(200);
 });
 
-it('(28) the method’s own error wins over a failing release', async () => {
+it('the method’s own error wins over a failing release', async () => {
   const k = key();
   const boom = new Error('business failure');
   const failRelease = jest

@@ -1,17 +1,18 @@
 /**
- * Edges of the lock against a real Redis, found by review. Test names start with the numbers of the
- * lock failure scenarios they cover.
+ * Lost leases and stray keys against a real Redis: locks the watchdog finds lost, a lock key set by
+ * someone else, validity checks once a lease ran out (also in a holder paused past it), and acquires that
+ * land during shutdown, fail half-way or are sent again.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import Redis from 'ioredis';
 import { Registry } from 'prom-client';
-import { LockBackendError, HeldLock, LockLostError, LockNotAcquiredError } from '../src';
-import { DistributedLockService } from '../src/distributed-lock.service';
-import { LockScripts } from '../src/lock-scripts';
+import { LockBackendError, HeldLock, LockLostError, LockNotAcquiredError } from '.';
+import { DistributedLockService } from './distributed-lock.service';
+import { LockScripts } from './lock-scripts';
 import { eventually } from '@test/support/eventually';
-import { lockService, testRedis } from './support';
+import { lockService, testRedis, LOCK_HOLDERS } from '@test/support/distributed-lock';
 
 let redis: Redis;
 const services: DistributedLockService[] = [];
@@ -37,7 +38,7 @@ function renewalsSent(): () => number {
   return () => spy.mock.calls.length;
 }
 
-it('(9, 11) the watchdog declares exactly the lost locks lost, wherever they sit in the batch', async () => {
+it('the watchdog declares exactly the lost locks lost, wherever they sit in the batch', async () => {
   const lost: string[] = [];
   const svc = service({ watchdogLeaseMs: 300, onLockLost: ({ keys }) => lost.push(keys.join(',')) });
   const [t1, t2] = [randomUUID(), randomUUID()];
@@ -97,7 +98,7 @@ it('(9, 11) the watchdog declares exactly the lost locks lost, wherever they sit
   expect(svc.heldCount).toBe(0);
 });
 
-it('(2) a lock key someone SET without expiry counts as held, never as free', async () => {
+it('a lock key someone SET without expiry counts as held, never as free', async () => {
   const svc = service();
   const k = `test:${randomUUID()}`;
   await redis.set(lockKeyOf(k), 'set-by-hand'); // no PX: PTTL answers -1
@@ -125,7 +126,7 @@ async function total(registry: Registry, name: string): Promise<number> {
   return metric ? (await metric.get()).values.reduce((n, v) => n + v.value, 0) : 0;
 }
 
-it('(22) assertValid() refuses a write once the lease ran out, counted at the check', async () => {
+it('assertValid() refuses a write once the lease ran out, counted at the check', async () => {
   const registry = new Registry();
   const svc = service({ registry });
   const k = `test:${randomUUID()}`;
@@ -146,7 +147,7 @@ it('(22) assertValid() refuses a write once the lease ran out, counted at the ch
   expect(await b.release()).toBe('RELEASED');
 });
 
-it('(22, 24) assertValid() keeps a safety margin before the lease ends', async () => {
+it('assertValid() keeps a safety margin before the lease ends', async () => {
   const registry = new Registry();
   const svc = service({ registry, validityMarginMs: 10_000 });
   const k = `test:${randomUUID()}`;
@@ -160,19 +161,12 @@ it('(22, 24) assertValid() keeps a safety margin before the lease ends', async (
   expect(() => b.assertValid({ marginMs: 0 })).toThrow(LockLostError); // released: no longer ours to write
 });
 
-it('(22) a holder paused with SIGSTOP past its lease checks validity and does not write', async () => {
+it('a holder paused with SIGSTOP past its lease checks validity and does not write', async () => {
   const k = `test:${randomUUID()}`;
   const storeKey = `store:${randomUUID()}`;
   const child = spawn(
     process.execPath,
-    [
-      '-r',
-      '@swc-node/register',
-      path.join(__dirname, 'fixtures', 'paused-writer-child.ts'),
-      k,
-      '300',
-      storeKey,
-    ],
+    ['-r', '@swc-node/register', path.join(LOCK_HOLDERS, 'paused-writer.ts'), k, '300', storeKey],
     { env: process.env, stdio: ['pipe', 'pipe', 'inherit'] },
   );
   let out = '';

@@ -1,6 +1,10 @@
+/** What the lock library's tests share: a client like the service's, a lock service on it, the child holders. */
+import * as path from 'node:path';
 import Redis, { Cluster } from 'ioredis';
-import { DistributedLockModuleOptions } from '../src';
-import { DistributedLockService } from '../src/distributed-lock.service';
+import { DistributedLockModuleOptions, DistributedLockService } from '@app/distributed-lock';
+
+/** Child processes that hold a lock while their parent test kills or pauses them. */
+export const LOCK_HOLDERS = path.join(__dirname, 'lock-holders');
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -42,14 +46,4 @@ export function lockService(
   options: Partial<DistributedLockModuleOptions> = {},
 ): DistributedLockService {
   return new DistributedLockService({ redis, ...options });
-}
-
-export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) {
-      throw new Error(`condition not met within ${timeoutMs} ms`);
-    }
-    await sleep(20);
-  }
 }

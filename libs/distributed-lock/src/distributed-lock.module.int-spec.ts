@@ -1,5 +1,5 @@
 /**
- * (27) DistributedLockModule built with Nest's ConfigurableModuleBuilder: forRoot, and forRootAsync
+ * DistributedLockModule built with Nest's ConfigurableModuleBuilder: forRoot, and forRootAsync
  * with useFactory, useClass or useExisting, each giving a working lock service against the real Redis.
  */
 import { Injectable, Module } from '@nestjs/common';
@@ -10,8 +10,8 @@ import {
   DistributedLockModuleOptions,
   DistributedLockOptionsFactory,
   DistributedLockService,
-} from '../src';
-import { testRedis } from './support';
+} from '.';
+import { testRedis } from '@test/support/distributed-lock';
 
 let redis: Redis;
 beforeAll(async () => {
@@ -44,11 +44,11 @@ async function lockedOnce(module: ReturnType<typeof DistributedLockModule.forRoo
   await moduleRef.close();
 }
 
-it('(27) forRoot({ redis }) still works', async () => {
+it('forRoot({ redis }) gives a working lock service', async () => {
   await lockedOnce(DistributedLockModule.forRoot({ redis, keyPrefix: 'lock-root:' }), 'lock-root:');
 });
 
-it('(27) forRootAsync with useFactory and inject (the app module’s form)', async () => {
+it('forRootAsync with useFactory and inject (the app module’s form)', async () => {
   await lockedOnce(
     DistributedLockModule.forRootAsync({
       imports: [RedisHolderModule],
@@ -59,11 +59,11 @@ it('(27) forRootAsync with useFactory and inject (the app module’s form)', asy
   );
 });
 
-it('(27) forRootAsync with useClass', async () => {
+it('forRootAsync with useClass', async () => {
   await lockedOnce(DistributedLockModule.forRootAsync({ useClass: LockOptions }), 'lock-by-class:');
 });
 
-it('(27) forRootAsync with useExisting', async () => {
+it('forRootAsync with useExisting', async () => {
   await lockedOnce(
     DistributedLockModule.forRootAsync({ imports: [LockOptionsModule], useExisting: LockOptions }),
     'lock-by-class:',
