@@ -5,6 +5,7 @@ export * from './seat-expired/seat-expired.record';
 export * from './booking-cancelled/booking-cancelled.event';
 export * from './booking-cancelled/booking-cancelled.record';
 export * from './seat-status/seat-status.event';
+export * from './seat-status/queue.event';
 export * from './seat-status/seat-status.schema';
 export * from './seat-status/seat-status.record';
 export * from './asyncapi/asyncapi-document';

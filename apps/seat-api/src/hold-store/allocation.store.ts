@@ -8,7 +8,7 @@ import { HoldIds } from './hold-ids';
 import { WAKE_KEY } from './hold-keys';
 import { dueSooner, ScriptReply, toHoldRecord } from './hold-replies';
 import { HoldStore } from './hold.store';
-import { HoldRecord } from './hold.types';
+import { HoldRecord, QueueRefusal, queueRefusalOf } from './hold.types';
 import { ALLOCATION_MAX_SEATS } from './lua/manifest';
 import { HoldTerms, holdTermsArguments } from './create-hold-request';
 
@@ -43,7 +43,8 @@ export type BestAvailableResult =
   | { ok: false; error: 'SEATS_UNAVAILABLE'; reason: AllocationShortage; free: number }
   | { ok: false; error: 'HOLD_LIMIT_EXCEEDED'; heldSeats: number; limit: number }
   | { ok: false; error: 'EVENT_ENDED' }
-  | { ok: false; error: 'POLICY_CHANGED'; current: string };
+  | { ok: false; error: 'POLICY_CHANGED'; current: string }
+  | QueueRefusal;
 
 /**
  * Best-available holds (lua/best-available.lua): the script picks the seats and holds them in one step on
@@ -197,7 +198,12 @@ function toBestAvailableResult(eventId: string, reply: ScriptReply): BestAvailab
       return { ok: false, error: 'EVENT_ENDED' };
     case 'POLICY_CHANGED':
       return { ok: false, error: 'POLICY_CHANGED', current: String(reply[1]) };
-    default:
+    default: {
+      const refusal = queueRefusalOf(reply);
+      if (refusal) {
+        return refusal;
+      }
       throw new Error(`holdBestAvailable: unexpected reply ${String(reply[0])}`);
+    }
   }
 }

@@ -19,6 +19,13 @@ export interface HoldTerms {
   /** The hold's own caps, kept in its record (HoldRecord.maxExtensions, maxTtlMs). */
   maxExtensions?: number;
   maxTtlMs?: number;
+  /**
+   * How the hold passes the event's on-sale queue, while one is open (lua/queue.lua q_gate): a shopper's
+   * admission pass (`entry`: the in-event part of its queue entry's id), or `bypass` for holds that need
+   * none (staff's on a customer's behalf, waiting-list offers). Left out: no pass, refused QUEUE_REQUIRED
+   * while a queue is open.
+   */
+  admission?: { entry: string; pass: string } | 'bypass';
 }
 
 /** What HoldStore.createHold is asked: one hold of these seats, all or none. */
@@ -62,6 +69,7 @@ export function holdTermsArguments(what: string, hid: string, userId: string, t:
   );
   assertWholeNumbers(what, { policyVersion: t.policyVersion ?? 1, maxTtlMs: t.maxTtlMs ?? 1 }, 1);
   assertWholeNumbers(what, { maxExtensions: t.maxExtensions ?? 0 }, 0);
+  const pass = typeof t.admission === 'object' ? t.admission : undefined;
   return {
     hid,
     userId,
@@ -71,6 +79,9 @@ export function holdTermsArguments(what: string, hid: string, userId: string, t:
     policyVersion: t.policyVersion ?? '',
     maxExtensions: t.maxExtensions ?? '',
     maxTtlMs: t.maxTtlMs ?? '',
+    queueEntry: pass?.entry ?? '',
+    queuePass: pass?.pass ?? '',
+    queueBypass: t.admission === 'bypass' ? '1' : '',
   };
 }
 

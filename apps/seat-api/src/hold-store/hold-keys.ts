@@ -36,6 +36,8 @@
  *   staff   HASH  actionId -> 'A' (applied) or 'X' (given up): the staff actions that changed this event's
  *                 holds (lua/force-release.lua), by which their audit entries in PostgreSQL are settled;
  *                 kept HOLD_RETENTION_SECONDS after its last write (PEXPIRE), not removed with the event
+ *   q, q:e, q:n, q:p, q:t  the event's on-sale queue, if it has one (lua/queue.lua says what each holds):
+ *                 ~180 B per entry that joined (bench:queue); deleted with the event
  *   rows, rowinfo, runs:1 .. runs:10, acc  the free-seat index (lua/allocation-index.lua): per row
  *                 `<section>-<row>` its seats free or taken, its rank, section, category and wheelchair /
  *                 companion seats; the rows with 1 .. 10 free seats side by side, and those with a
@@ -77,6 +79,7 @@
  *   hold:instances    ZSET instance -> Redis time of its last heartbeat (live instances)
  *   hold:shard-leases HASH shard -> "<instance>|<until ms>": which instance sweeps and relays each shard
  *                     (expiry/shards/shard-leases.lua)
+ *   hold:queues       SET  the events with an on-sale queue, stepped by every instance (queue/)
  *   hold:wake         ZSET shard -> when the shard next has work (its earliest due hold, forget time or
  *                     event removal; or sooner): the sweeper reads this one key per tick instead of every
  *                     shard's indexes, and a change that makes a shard's work come sooner lowers it
@@ -114,6 +117,9 @@ export const SHARD_LEASES_KEY = 'hold:shard-leases';
 
 /** When each shard next has work (see the layout above): one sorted set, no tag. */
 export const WAKE_KEY = 'hold:wake';
+
+/** The events that have an on-sale queue, which every instance steps (queue/): one set, no tag. */
+export const QUEUES_KEY = 'hold:queues';
 
 /** FNV-1a 32-bit of the text's UTF-16 code units (event ids are ASCII): stable across processes. */
 export function fnv1a32(text: string): number {

@@ -1,4 +1,12 @@
-import { CreateHoldResult, HoldRecord, HoldStatus, LostSeat, SeatConflict, StoreResult } from './hold.types';
+import {
+  CreateHoldResult,
+  HoldRecord,
+  HoldStatus,
+  LostSeat,
+  queueRefusalOf,
+  SeatConflict,
+  StoreResult,
+} from './hold.types';
 
 /** What every hold script answers: a code, then the hold (view(), lua/hold-records.lua) and a detail when there is one. */
 export type ScriptReply = [string, ...unknown[]];
@@ -82,8 +90,13 @@ export function toCreateResult(eventId: string, reply: ScriptReply): CreateHoldR
       return { ok: false, error: 'EVENT_ENDED' };
     case 'ACTION_CANCELLED':
       return { ok: false, error: 'ACTION_CANCELLED' };
-    default:
+    default: {
+      const refusal = queueRefusalOf(reply);
+      if (refusal) {
+        return refusal;
+      }
       throw new Error(`holdCreate: unexpected reply ${String(reply[0])}`);
+    }
   }
 }
 

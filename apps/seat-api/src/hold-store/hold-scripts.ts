@@ -37,6 +37,10 @@ const STATUS_WRITERS: ReadonlySet<string> = new Set<EventScriptName>([
   'holdFinishConfirm',
   'seatsBlock',
   'seatsUnblock',
+  'queueConfigure',
+  'queueControl',
+  'queueEntry',
+  'queueLeave',
 ]);
 
 /** A shard's owner is woken at most once per this long per instance for the records written meanwhile. */
@@ -126,6 +130,13 @@ export class HoldScripts {
       this.wakeRelay(this.layout.shardOf(eventId));
     }
     return reply;
+  }
+
+  /** Wakes the relay of the event's shard for records a script wrote (see wakeRelay). */
+  wake(eventId: string): void {
+    if (this.statusStream) {
+      this.wakeRelay(this.layout.shardOf(eventId));
+    }
   }
 
   /**

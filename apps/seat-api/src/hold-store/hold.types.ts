@@ -77,7 +77,27 @@ export type CreateHoldResult =
   /** The event is over by Redis time: past its retain-until, or its keys deleted (nothing was written). */
   | { ok: false; error: 'EVENT_ENDED' }
   /** The staff action the hold was made for was given up (settle-staff-action.lua): nothing was written. */
-  | { ok: false; error: 'ACTION_CANCELLED' };
+  | { ok: false; error: 'ACTION_CANCELLED' }
+  | QueueRefusal;
+
+/**
+ * The event's on-sale queue is open and the hold came without an admission pass (QUEUE_REQUIRED), or with
+ * one it does not take (ADMISSION_INVALID: `why` NOT_ISSUED, USED or EXPIRED): lua/queue.lua q_gate.
+ */
+export type QueueRefusal =
+  | { ok: false; error: 'QUEUE_REQUIRED' }
+  | { ok: false; error: 'ADMISSION_INVALID'; why: 'NOT_ISSUED' | 'USED' | 'EXPIRED' };
+
+/** A queue refusal of a hold script's reply, or null for any other reply. */
+export function queueRefusalOf(reply: [string, ...unknown[]]): QueueRefusal | null {
+  if (reply[0] === 'QUEUE_REQUIRED') {
+    return { ok: false, error: 'QUEUE_REQUIRED' };
+  }
+  if (reply[0] === 'ADMISSION_INVALID') {
+    return { ok: false, error: 'ADMISSION_INVALID', why: reply[1] as 'NOT_ISSUED' | 'USED' | 'EXPIRED' };
+  }
+  return null;
+}
 
 /**
  * Whether a createHold given `lock` and `letGoOfLock` deleted the lock's keys: with every answer but

@@ -10,3 +10,4 @@ export * from './seat-change-log';
 export * from './staff-action';
 export * from './staff-hold.store';
 export * from './create-hold-request';
+export * from './queue.store';

@@ -3,7 +3,14 @@ import { currentLock, DistributedLock, LockNotOwnedError } from '@app/distribute
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { ConfirmSettlement } from './confirm/confirm-settlement';
-import { bookingUnavailable, busy, holdLimitExceeded, seatsUnavailable, staleFence } from './hold-errors';
+import {
+  bookingUnavailable,
+  busy,
+  holdLimitExceeded,
+  queueRefused,
+  seatsUnavailable,
+  staleFence,
+} from './hold-errors';
 import { PolicyChanged } from './hold-policy';
 import { HOLD_SEAT_LOCK, HoldSeatLockHost, SEAT_LOCK, SeatLockSettings } from './seat-lock';
 import {
@@ -89,6 +96,9 @@ export class LockedHoldChanges implements HoldSeatLockHost {
           ErrorCode.EVENT_ENDED,
           `Event ${eventId} is over: its seats can no longer be held`,
         );
+      case 'QUEUE_REQUIRED':
+      case 'ADMISSION_INVALID':
+        throw queueRefused(eventId, r);
       case 'NOT_LOCKED':
         // the seat lock was not ours when the script ran: another holder's (the pipelined attempt found it
         // busy), or the acquire reached Redis after the script (a Cluster node that had to be sent the

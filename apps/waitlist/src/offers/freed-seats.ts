@@ -29,7 +29,8 @@ export type WaitlistChange =
 /**
  * Freed: a hold released (by its user, staff, a cancellation), a seat expired (one message per seat), a
  * booking cancelled, seats staff unblocked. Booked: a hold confirmed (an offer accepted). The rest (holds
- * made or extended, seats blocked, offers announced, staff actions told) changes nothing for the queue.
+ * made or extended, seats blocked, offers announced, staff actions told, the on-sale queue's events)
+ * changes nothing for the waiting list.
  */
 export function waitlistChange(ce: SeatStatusCloudEvent): WaitlistChange {
   switch (ce.type) {
@@ -66,6 +67,9 @@ export function waitlistChange(ce: SeatStatusCloudEvent): WaitlistChange {
     case SEATS_BLOCKED_TYPE:
     case WAITLIST_OFFER_MADE_TYPE:
     case STAFF_ACTION_RECORDED_TYPE:
+      return { kind: 'none' };
+    default:
+      // the on-sale queue's events (queue.event.ts): who may shop, not which seats are free
       return { kind: 'none' };
   }
 }

@@ -14,6 +14,7 @@ import {
 } from '../booking-cancelled/booking-cancelled.event';
 import { SEAT_EXPIRED_TYPE, SeatExpiredCloudEvent, seatExpiredId } from '../seat-expired/seat-expired.event';
 import { CloudEvent, cloudEvent, cloudEventKafkaMessage } from '../cloud-event';
+import { QUEUE_TYPES, QueueCloudEvent } from './queue.event';
 
 /** Default topic; deployments rename it with the environment variable SEAT_STATUS_TOPIC_ENV names. */
 export const SEAT_STATUS_TOPIC = 'seat.status';
@@ -43,6 +44,7 @@ export const SEAT_STATUS_TYPES = [
   SEATS_BLOCKED_TYPE,
   SEATS_UNBLOCKED_TYPE,
   STAFF_ACTION_RECORDED_TYPE,
+  ...QUEUE_TYPES,
 ] as const;
 export type SeatStatusType = (typeof SEAT_STATUS_TYPES)[number];
 
@@ -115,6 +117,12 @@ export const STAFF_ACTIONS = [
   'BOOKING_CANCEL',
   'SEATS_BLOCK',
   'SEATS_UNBLOCK',
+  'QUEUE_CONFIGURE',
+  'QUEUE_PAUSE',
+  'QUEUE_RESUME',
+  'QUEUE_PACE',
+  'QUEUE_ADMIT',
+  'QUEUE_CLOSE',
 ] as const;
 export type StaffActionName = (typeof STAFF_ACTIONS)[number];
 
@@ -163,7 +171,8 @@ export type SeatStatusCloudEvent =
   | WaitlistOfferMadeCloudEvent
   | SeatsBlockedCloudEvent
   | SeatsUnblockedCloudEvent
-  | StaffActionRecordedCloudEvent;
+  | StaffActionRecordedCloudEvent
+  | QueueCloudEvent;
 
 /**
  * Id rules. A hold is created, released and confirmed at most once, so its id and the change name each;

@@ -24,4 +24,14 @@ export const SEAT_STATUS_RECORD_FIELDS = {
   action: 'action',
   target: 'target',
   at: 'at',
+  // the on-sale queue's records (queue.event.ts); times epoch ms, numbers integers
+  opensAt: 'opensAt',
+  salesStartAt: 'salesStartAt',
+  order: 'order',
+  admitPerMinute: 'admitPerMinute',
+  maxActiveShoppers: 'maxActiveShoppers',
+  letIn: 'letIn',
+  number: 'number',
+  passExpiresAt: 'passExpiresAt',
+  activeShoppers: 'activeShoppers',
 } as const;

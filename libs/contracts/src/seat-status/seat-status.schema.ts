@@ -22,6 +22,18 @@ import {
   SeatStatusType,
   WAITLIST_OFFER_MADE_TYPE,
 } from './seat-status.event';
+import {
+  ADMISSION_EXPIRED_TYPE,
+  QUEUE_CLOSED_TYPE,
+  QUEUE_OPENED_TYPE,
+  QUEUE_ORDERS,
+  QUEUE_PAUSED_TYPE,
+  QUEUE_RESUMED_TYPE,
+  QUEUE_UPDATED_TYPE,
+  SHOPPER_ADMITTED_TYPE,
+  SHOPPER_FINISH_REASONS,
+  SHOPPER_FINISHED_TYPE,
+} from './queue.event';
 
 type Schema = Record<string, unknown>;
 
@@ -29,6 +41,10 @@ const text = { type: 'string', minLength: 1 };
 const instant = { type: 'string', format: 'date-time' };
 const seatIds = { type: 'array', items: text };
 const holdChange = { eventId: text, holdId: text, userId: text, seatIds };
+const count = { type: 'integer', minimum: 0 };
+const queueChange = { eventId: text, actionId: text };
+const turn = { eventId: text, entryId: text, userId: text, number: { type: 'integer', minimum: 1 }, activeShoppers: count };
+const TURN = ['eventId', 'entryId', 'userId', 'number', 'activeShoppers'];
 
 function cloudEvent(
   type: string,
@@ -143,6 +159,74 @@ export const SEAT_STATUS_SCHEMAS: Record<SeatStatusType, Schema> = {
       at: instant,
     },
     ['eventId', 'actionId', 'actor', 'action', 'target', 'reason', 'at'],
+  ),
+  [QUEUE_OPENED_TYPE]: cloudEvent(
+    QUEUE_OPENED_TYPE,
+    'Queue opened',
+    'Staff set up the show\'s on-sale queue: joining opens at opensAt, admission starts at salesStartAt. id `<actionId>:QueueOpened`.',
+    {
+      ...queueChange,
+      opensAt: instant,
+      salesStartAt: instant,
+      order: { enum: [...QUEUE_ORDERS] },
+      admitPerMinute: { type: 'integer', minimum: 1 },
+      maxActiveShoppers: { type: 'integer', minimum: 1 },
+    },
+    ['eventId', 'actionId', 'opensAt', 'salesStartAt', 'order', 'admitPerMinute', 'maxActiveShoppers'],
+  ),
+  [QUEUE_PAUSED_TYPE]: cloudEvent(
+    QUEUE_PAUSED_TYPE,
+    'Queue paused',
+    'Staff paused admission (passes given stay good). id `<actionId>:QueuePaused`.',
+    queueChange,
+    ['eventId', 'actionId'],
+  ),
+  [QUEUE_RESUMED_TYPE]: cloudEvent(
+    QUEUE_RESUMED_TYPE,
+    'Queue resumed',
+    'Staff resumed admission at the pace. id `<actionId>:QueueResumed`.',
+    queueChange,
+    ['eventId', 'actionId'],
+  ),
+  [QUEUE_UPDATED_TYPE]: cloudEvent(
+    QUEUE_UPDATED_TYPE,
+    'Queue updated',
+    'Staff changed the pace or the cap, or let shoppers in at once (letIn). id `<actionId>:QueueUpdated`.',
+    {
+      ...queueChange,
+      admitPerMinute: { type: 'integer', minimum: 1 },
+      maxActiveShoppers: { type: 'integer', minimum: 1 },
+      letIn: count,
+    },
+    ['eventId', 'actionId', 'admitPerMinute', 'maxActiveShoppers', 'letIn'],
+  ),
+  [QUEUE_CLOSED_TYPE]: cloudEvent(
+    QUEUE_CLOSED_TYPE,
+    'Queue closed',
+    'Staff switched the queue off: holds need no pass any more. id `<actionId>:QueueClosed`.',
+    queueChange,
+    ['eventId', 'actionId'],
+  ),
+  [SHOPPER_ADMITTED_TYPE]: cloudEvent(
+    SHOPPER_ADMITTED_TYPE,
+    'Shopper admitted',
+    'A queue entry\'s turn came: its shopper may hold with their pass until passExpiresAt; activeShoppers counts them. id `<entryId>:<number>:ShopperAdmitted`.',
+    { ...turn, passExpiresAt: instant },
+    [...TURN, 'passExpiresAt'],
+  ),
+  [ADMISSION_EXPIRED_TYPE]: cloudEvent(
+    ADMISSION_EXPIRED_TYPE,
+    'Admission expired',
+    'An admitted shopper\'s pass ran out with no hold made: their turn is over. id `<entryId>:<number>:AdmissionExpired`.',
+    turn,
+    TURN,
+  ),
+  [SHOPPER_FINISHED_TYPE]: cloudEvent(
+    SHOPPER_FINISHED_TYPE,
+    'Shopper finished',
+    'An admitted shopper\'s turn ended: their last hold was confirmed, released or ran out, or they left. id `<entryId>:<number>:ShopperFinished`.',
+    { ...turn, reason: { enum: [...SHOPPER_FINISH_REASONS] } },
+    [...TURN, 'reason'],
   ),
 };
 

@@ -69,6 +69,19 @@ export enum ErrorCode {
   WAITLIST_ENTRY_NOT_FOUND = 'WAITLIST_ENTRY_NOT_FOUND',
   /** The caller is on the event's waiting list already (an open entry: WAITING or OFFERED). */
   WAITLIST_ENTRY_EXISTS = 'WAITLIST_ENTRY_EXISTS',
+  // ---- on-sale queue
+  /** The event has no on-sale queue (none set up, or it was switched off). */
+  QUEUE_NOT_FOUND = 'QUEUE_NOT_FOUND',
+  /** The queue does not take entries yet (`errors: [{ opensAt }]`). */
+  QUEUE_NOT_OPEN = 'QUEUE_NOT_OPEN',
+  /** The queue is open: its times and order no longer change (pace and cap do, by the live controls). */
+  QUEUE_OPEN = 'QUEUE_OPEN',
+  /** No queue entry of that id is the caller's. */
+  QUEUE_ENTRY_NOT_FOUND = 'QUEUE_ENTRY_NOT_FOUND',
+  /** The event's queue is open: a hold needs an admission pass (`errors: [{ joinQueue }]` says where). */
+  QUEUE_REQUIRED = 'QUEUE_REQUIRED',
+  /** The admission pass is not good for this hold: another event's, another user's, expired, used up, or not issued. */
+  ADMISSION_INVALID = 'ADMISSION_INVALID',
   // ---- idempotency
   IDEMPOTENCY_IN_PROGRESS = 'IDEMPOTENCY_IN_PROGRESS',
   IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',

@@ -33,6 +33,8 @@ local everyone = false
 local lockPrefix = KEY.seatLockPrefix
 local refusal = new_hold_refusal()
 if refusal then return refusal end
+local admission, entry = q_gate()
+if admission then return admission end
 local base = alloc_base()
 local K_ROWS, K_ROWINFO = base .. 'rows', base .. 'rowinfo'
 if redis.call('HGET', K_META, 'ax') ~= '1' then return { 'NO_INDEX' } end
@@ -176,5 +178,5 @@ local counter = tonumber(redis.call('GET', K_FENCE) or 0)
 local token = math.max(counter, highest) + 1
 redis.call('SET', K_FENCE, token)
 
-local h, sooner = hold_make(seats, token, live)
+local h, sooner = hold_make(seats, token, live, entry)
 return { 'OK', view(h), sooner and 1 or 0 }

@@ -44,6 +44,8 @@ if staffed then
 end
 local refusal = new_hold_refusal()
 if refusal then return answer(refusal) end
+local admission, entry = q_gate()
+if admission then return answer(admission) end
 
 local seats = ARG.seatIds
 local conflicts, highest = {}, 0
@@ -62,6 +64,6 @@ if not fence_ok(highest, token) then return answer({ 'STALE_FENCING_TOKEN' }) en
 local live, over = user_cap(#seats)
 if not live then return answer(over) end
 
-local h, sooner = hold_make(seats, token, live)
+local h, sooner = hold_make(seats, token, live, entry)
 if staffed then staff_applied() end
 return answer({ 'OK', view(h), sooner and 1 or 0 })

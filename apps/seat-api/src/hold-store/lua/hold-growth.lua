@@ -103,16 +103,18 @@ end
 
 -- Makes the call's hold (ARG.hid of ARG.userId, under the terms the manifest's HOLD_TERMS name) on
 -- `seats` (free, locked, fenced by `token`): its record, the seats held until it expires, its due entry,
--- its HoldCreated record, and the user's live holds (`live`, from user_live_holds) with it. The caps
+-- its HoldCreated record, and the user's live holds (`live`, from user_live_holds) with it; charged to the
+-- queue entry whose admission pass it was made under, if any (`entry`, q_gate). The caps
 -- ('' for the deployment's) are the hold's own terms, kept in its record: a later change of the event's
 -- settings does not change them. Returns the hold and whether the shard's wake-up must come sooner for it.
-local function hold_make(seats, token, live)
+local function hold_make(seats, token, live, entry)
   local hid, user = ARG.hid, ARG.userId
   local h = { hid = hid, user = user, status = 'ACTIVE', seats = seats, created = NOW,
               expire = NOW + tonumber(ARG.ttlMs), max = NOW + tonumber(ARG.maxLifetimeMs), ext = 0,
               fence = token, order = '', ended = 0, deadline = 0,
               mx = tonumber(ARG.maxExtensions) or -1, mt = tonumber(ARG.maxTtlMs) or 0 }
   if h.expire > h.max then h.expire = h.max end
+  if entry then q_charge(entry, h) end
   set_seats(seats, 'H', hid, h.expire, token)
   save(h)
   hold_record_added()

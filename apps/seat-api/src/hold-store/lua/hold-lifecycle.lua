@@ -14,6 +14,7 @@ local function finish(h, status)
     redis.call('ZADD', K_SGC, 'LT', NOW + RETENTION, EVENT_ID)
   end
   drop_user_hold(h.user, h.hid)
+  q_hold_ended(h, status)
 end
 
 -- Records a change of hold h for the seat.status topic in the shard's outbox (SEAT_STATUS_FIELDS), in the

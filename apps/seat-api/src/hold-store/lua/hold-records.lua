@@ -19,17 +19,18 @@ local function load(hid)
   local c = r[4]
   return { hid = hid, user = r[1], status = STATUS_NAME[r[2]], seats = r[3], created = c, expire = c + r[5],
            max = c + r[6], ext = r[7], fence = r[8], order = r[9] or '', ended = at(c, r[10]),
-           deadline = at(c, r[11]), xkey = r[12] or '', mx = (r[13] or 0) - 1, mt = r[14] or 0 }
+           deadline = at(c, r[11]), xkey = r[12] or '', mx = (r[13] or 0) - 1, mt = r[14] or 0, qe = r[15] or '' }
 end
 
 local function save(h)
   CL_STATUS[h.hid] = h.status
   local c = h.created
   -- [13] the hold's extension cap + 1 and [14] its ttl cap in ms: its own terms (0: none recorded, a hold
-  -- made before they were kept, whose caller's caps apply)
+  -- made before they were kept, whose caller's caps apply); [15] the queue entry whose admission pass it
+  -- was made under (queue.lua), '' for none
   local r = { h.user, STATUS_CODE[h.status], h.seats, c, h.expire - c, h.max - c, h.ext, h.fence, h.order,
-              since(c, h.ended), since(c, h.deadline), h.xkey or '', (h.mx or -1) + 1, h.mt or 0 }
-  local n = 14
+              since(c, h.ended), since(c, h.deadline), h.xkey or '', (h.mx or -1) + 1, h.mt or 0, h.qe or '' }
+  local n = 15
   while n > 8 and (r[n] == 0 or r[n] == '') do
     r[n] = nil
     n = n - 1

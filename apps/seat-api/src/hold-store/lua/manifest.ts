@@ -1,4 +1,5 @@
 import {
+  ADMISSION_EXPIRED_TYPE,
   BOOKING_CANCELLED_RECORD_FIELDS,
   BOOKING_CANCELLED_TYPE,
   HOLD_CONFIRMED_TYPE,
@@ -6,11 +7,18 @@ import {
   HOLD_EXTENDED_TYPE,
   HOLD_RELEASE_REASONS,
   HOLD_RELEASED_TYPE,
+  QUEUE_CLOSED_TYPE,
+  QUEUE_OPENED_TYPE,
+  QUEUE_PAUSED_TYPE,
+  QUEUE_RESUMED_TYPE,
+  QUEUE_UPDATED_TYPE,
   SEAT_EXPIRED_RECORD_FIELDS,
   SEAT_EXPIRED_TYPE,
   SEAT_STATUS_RECORD_FIELDS,
   SEATS_BLOCKED_TYPE,
   SEATS_UNBLOCKED_TYPE,
+  SHOPPER_ADMITTED_TYPE,
+  SHOPPER_FINISHED_TYPE,
   STAFF_ACTION_RECORDED_TYPE,
 } from '@app/contracts';
 import type { LuaScriptSpec } from '@app/redis';
@@ -78,6 +86,28 @@ export const ALLOCATION_MAX_SEATS = 10;
  */
 export const BLOCKED_HID = '!';
 
+/**
+ * The fields of an event's queue that its scripts answer (queue.lua q_figures), in this order: its settings,
+ * then its figures (queue.lua says what each is).
+ */
+export const QUEUE_FIGURES = [
+  'opens',
+  'starts',
+  'order',
+  'rate',
+  'cap',
+  'passMs',
+  'idleMs',
+  'paused',
+  'last',
+  'pre',
+  'serving',
+  'active',
+  'admitted',
+  'queued',
+  'skipped',
+] as const;
+
 /** What the hold scripts' Lua reads as constants (declared ahead of the helpers). */
 export const HOLD_CONSTANTS = {
   USER_BUCKET_HEX_DIGITS,
@@ -107,6 +137,18 @@ export const HOLD_CONSTANTS = {
   },
   RELEASE_REASON: HOLD_RELEASE_REASONS,
   BLOCKED_HID,
+  // the on-sale queue's records (queue.lua) and the figures its scripts answer (queue.store.ts)
+  QUEUE_EVENT: {
+    OPENED: QUEUE_OPENED_TYPE,
+    PAUSED: QUEUE_PAUSED_TYPE,
+    RESUMED: QUEUE_RESUMED_TYPE,
+    UPDATED: QUEUE_UPDATED_TYPE,
+    CLOSED: QUEUE_CLOSED_TYPE,
+    ADMITTED: SHOPPER_ADMITTED_TYPE,
+    EXPIRED: ADMISSION_EXPIRED_TYPE,
+    FINISHED: SHOPPER_FINISHED_TYPE,
+  },
+  QUEUE_FIGURES,
   // how long a deleted event's tombstone stays (event-retention.lua): far longer than any clock skew or
   // delayed request, short enough that ended events do not add up in Redis for ever
   EVENT_TOMBSTONE_KEEP_MS: 30 * 86_400_000,
@@ -127,6 +169,7 @@ export const HOLD_HELPERS = [
   'hold-records.lua',
   'seats.lua',
   'user-index.lua',
+  'queue.lua',
   'hold-lifecycle.lua',
   'hold-growth.lua',
   'allocation-index.lua',
@@ -143,6 +186,12 @@ const event = <const A extends readonly string[], const K extends readonly strin
   argv: A,
   keys: K = [] as unknown as K,
 ) => ({ file, argv, keys });
+
+/**
+ * A new hold's admission to the event's on-sale queue (queue.lua q_gate): the entry and pass it comes with
+ * ('' for none), or '1' in queueBypass for holds that need none (staff, waiting-list offers).
+ */
+const QUEUE_TICKET = ['queueEntry', 'queuePass', 'queueBypass'] as const;
 
 /** The terms a new hold is made under (HoldTerms): the event's policy version and limits, kept in its record. */
 const HOLD_TERMS = [
@@ -168,6 +217,7 @@ export const EVENT_SCRIPTS = {
       'hid',
       'userId',
       ...HOLD_TERMS,
+      ...QUEUE_TICKET,
       'fencingToken',
       'lockOwner',
       'letGoOfLock',
@@ -183,6 +233,7 @@ export const EVENT_SCRIPTS = {
       'hid',
       'userId',
       ...HOLD_TERMS,
+      ...QUEUE_TICKET,
       'quantity',
       'section',
       'category',
@@ -229,6 +280,32 @@ export const EVENT_SCRIPTS = {
     ['hid', 'fencingToken', ...STAFF_ACTION, 'bookingId', 'orderId', 'userId', 'seatIds...'],
     ['staffLedger'],
   ),
+  // the on-sale queue (queue/, queue.lua): staff set it up and steer it as audited actions; shoppers join,
+  // are seen, get their pass, leave; every instance steps it a few times a second
+  queueConfigure: event(
+    'queue-configure.lua',
+    [
+      'opensAt',
+      'salesStartAt',
+      'order',
+      'admitPerMinute',
+      'maxActiveShoppers',
+      'passTtlMs',
+      'idleEntryTtlMs',
+      ...STAFF_ACTION,
+    ],
+    ['staffLedger'],
+  ),
+  queueControl: event(
+    'queue-control.lua',
+    ['mode', 'admitPerMinute', 'maxActiveShoppers', 'count', ...STAFF_ACTION],
+    ['staffLedger'],
+  ),
+  queueJoin: event('queue-join.lua', ['entry', 'userId', 'random']),
+  queueEntry: event('queue-entry.lua', ['entry', 'userId']),
+  queuePass: event('queue-pass.lua', ['entry', 'pass', 'passExpiresAt']),
+  queueLeave: event('queue-leave.lua', ['entry', 'userId']),
+  queueTick: event('queue-tick.lua', ['maxScan']),
   /**
    * The shard sweep: the event's KEYS carry the shard's due key as a placeholder (use_event() points them
    * at each event it visits), and `eventId` / `holdIdPrefix` are ''.

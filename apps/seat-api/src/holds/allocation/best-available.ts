@@ -10,7 +10,7 @@ import {
   layoutRows,
   LayoutSeat,
 } from '../../hold-store';
-import { holdLimitExceeded } from '../hold-errors';
+import { holdLimitExceeded, queueRefused } from '../hold-errors';
 import { PolicyChanged } from '../hold-policy';
 import { BestAvailableDto } from './best-available.dto';
 
@@ -102,5 +102,8 @@ function refusalOf(eventId: string, r: Exclude<BestAvailableResult, { ok: true }
       );
     case 'POLICY_CHANGED':
       return new PolicyChanged();
+    case 'QUEUE_REQUIRED':
+    case 'ADMISSION_INVALID':
+      return queueRefused(eventId, r);
   }
 }
