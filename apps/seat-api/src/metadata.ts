@@ -16,6 +16,8 @@ export default async () => {
     ['./waitlist/dto/waitlist-entry.view']: await import('./waitlist/dto/waitlist-entry.view'),
     ['./catalogue/created-event.view']: await import('./catalogue/created-event.view'),
     ['./health/health.controller']: await import('./health/health.controller'),
+    ['./queue/dto/queue-entry.view']: await import('./queue/dto/queue-entry.view'),
+    ['./queue/dto/queue-status.view']: await import('./queue/dto/queue-status.view'),
     ['./holds/cancel/cancelled-event.view']: await import('./holds/cancel/cancelled-event.view'),
     ['./holds/admin/dto/cancelled-booking.view']: await import('./holds/admin/dto/cancelled-booking.view'),
     ['./holds/admin/dto/holds-page.view']: await import('./holds/admin/dto/holds-page.view'),
@@ -240,6 +242,65 @@ export default async () => {
           },
         ],
         [import('./expiry/dto/list-expirations.query'), { ListExpirationsQuery: {} }],
+        [
+          import('./queue/dto/queue-status.view'),
+          {
+            QueueStatusView: {
+              eventId: { required: true, type: () => String },
+              phase: { required: true, enum: ['SCHEDULED', 'PREQUEUE', 'ON_SALE'] },
+              opensAt: { required: true, type: () => String },
+              salesStartAt: { required: true, type: () => String },
+              order: { required: true, enum: ['shuffle-then-fifo', 'fifo'] },
+              admitPerMinute: { required: true, type: () => Number },
+              maxActiveShoppers: { required: true, type: () => Number },
+              passTtlSeconds: { required: true, type: () => Number },
+              idleEntryTtlSeconds: { required: true, type: () => Number },
+              paused: { required: true, type: () => Boolean },
+              servingNumber: { required: true, type: () => Number },
+              lastNumber: { required: true, type: () => Number },
+              etaSecondsPerPlace: { required: true, type: () => Number },
+              activeShoppers: { required: true, type: () => Number },
+              waiting: { required: true, type: () => Number },
+            },
+          },
+        ],
+        [
+          import('./queue/dto/queue-entry.view'),
+          {
+            QueueEntryView: {
+              entryId: { required: true, type: () => String },
+              eventId: { required: true, type: () => String },
+              status: {
+                required: true,
+                enum: ['PREQUEUE', 'WAITING', 'ADMITTED', 'DONE', 'LEFT', 'SKIPPED'],
+              },
+              number: { required: false, type: () => Number },
+              placesAhead: { required: false, type: () => Number },
+              refreshAfterSeconds: { required: true, type: () => Number },
+              pass: { required: false, type: () => String },
+              passExpiresAt: { required: false, type: () => String },
+            },
+          },
+        ],
+        [
+          import('./queue/dto/configure-queue.dto'),
+          {
+            ConfigureQueueDto: {
+              opensAt: { required: true, type: () => String },
+              salesStartAt: { required: true, type: () => String },
+              order: { required: false, enum: ['shuffle-then-fifo', 'fifo'] },
+              admitPerMinute: { required: true, type: () => Number },
+              maxActiveShoppers: { required: true, type: () => Number },
+              passTtlSeconds: { required: false, type: () => Number },
+              idleEntryTtlSeconds: { required: false, type: () => Number },
+            },
+            PaceQueueDto: {
+              admitPerMinute: { required: false, type: () => Number },
+              maxActiveShoppers: { required: false, type: () => Number },
+            },
+            LetInDto: { count: { required: true, type: () => Number } },
+          },
+        ],
         [
           import('./holds/hold.view'),
           {
@@ -474,7 +535,7 @@ export default async () => {
               eventId: { required: true, type: () => String },
               quantity: { required: true, type: () => Number },
               category: { required: false, type: () => String },
-              status: { required: true, enum: ['WAITING', 'OFFERED', 'ACCEPTED', 'LAPSED', 'LEFT'] },
+              status: { required: true, enum: ['WAITING', 'LEFT', 'OFFERED', 'ACCEPTED', 'LAPSED'] },
               position: { required: false, type: () => Number },
               holdId: { required: false, type: () => String },
               offerExpiresAt: { required: false, type: () => String },
@@ -549,6 +610,32 @@ export default async () => {
                   'Liveness: the process answers; no dependency is consulted, so a Kafka outage never restarts pods.\nIt stays 200 while the instance drains on shutdown: draining is not a reason to kill it.',
                 type: t['./health/health.controller'].LivenessView,
               },
+            },
+          },
+        ],
+        [import('./queue/jwks.controller'), { JwksController: { jwks: {} } }],
+        [
+          import('./queue/queue-entries.controller'),
+          {
+            QueueEntriesController: {
+              join: { type: t['./queue/dto/queue-entry.view'].QueueEntryView },
+              entry: { type: t['./queue/dto/queue-entry.view'].QueueEntryView },
+              leave: {},
+            },
+          },
+        ],
+        [
+          import('./queue/queue.controller'),
+          {
+            QueueController: {
+              configure: { type: t['./queue/dto/queue-status.view'].QueueStatusView },
+              status: { type: String },
+              stream: {},
+              close: {},
+              pause: { type: t['./queue/dto/queue-status.view'].QueueStatusView },
+              resume: { type: t['./queue/dto/queue-status.view'].QueueStatusView },
+              pace: { type: t['./queue/dto/queue-status.view'].QueueStatusView },
+              admit: { type: t['./queue/dto/queue-status.view'].QueueStatusView },
             },
           },
         ],

@@ -80,6 +80,16 @@ export class AppConfig extends BaseConfig<SeatApiEnvironment> {
     return { cacheMaxBytes: this.env.CATALOGUE_CACHE_MAX_BYTES };
   }
 
+  get queue() {
+    const e = this.env;
+    return {
+      stepMs: e.QUEUE_STEP_MS,
+      passPrivateKeyPem: e.QUEUE_PASS_PRIVATE_KEY?.replace(/\\n/g, '\n'),
+      maxStreams: e.QUEUE_MAX_STREAMS,
+      heartbeatMs: e.SEAT_MAP_HEARTBEAT_MS,
+    };
+  }
+
   get seatMap() {
     const e = this.env;
     return {

@@ -255,6 +255,27 @@ export class SeatApiEnvironment extends BaseEnvironment {
   @EnvBoolean()
   SEED_DEMO_EVENT: boolean = false;
 
+  // --- On-sale queues (queue/)
+  /**
+   * How often each instance steps every event's queue (admits at the pace, ends passes that ran out, and
+   * refreshes the figures GET /v1/events/{id}/queue and its stream answer from memory).
+   */
+  @EnvInteger(50, 5000)
+  QUEUE_STEP_MS: number = 250;
+
+  /**
+   * The ES256 key admission passes are signed with: a PKCS#8 PEM of a P-256 private key (line breaks as
+   * `\n`). Every instance must have the same one. Left out, it is derived from AUTH_JWT_SECRET, which every
+   * instance shares already. /.well-known/jwks.json serves its public part.
+   */
+  @IsOptional()
+  @IsString()
+  QUEUE_PASS_PRIVATE_KEY?: string;
+
+  /** Live queue-status streams (GET /v1/events/{id}/queue/stream) one instance keeps open at most. */
+  @EnvInteger(1, 1_000_000)
+  QUEUE_MAX_STREAMS: number = 10_000;
+
   // --- Rate limits, per caller (the user of a token, else the client address), shared through Redis
   @EnvBoolean()
   RATE_LIMIT_ENABLED: boolean = true;

@@ -158,7 +158,7 @@ it('admits in arrival order at the pace, never past the cap, and the gate takes 
     ok: false,
     error: 'ADMISSION_INVALID',
   });
-  const held = await holdWith(eventId, 'u1', ['Q-1'], { entry, pass: pass! });
+  const held = await holdWith(eventId, 'u1', ['Q-1'], { entry, pass: pass });
   expect(held.ok).toBe(true);
 
   // the shopper's last hold ends (released): their turn ends in that step, and the next one is admitted
@@ -170,7 +170,7 @@ it('admits in arrival order at the pace, never past the cap, and the gate takes 
   expect(released.ok).toBe(true);
   expect((await queue.entry(first!.entry.entryId, 'u1'))!.entry.state).toBe('DONE');
   // a pass whose turn ended takes no hold
-  expect(await holdWith(eventId, 'u1', ['Q-2'], { entry, pass: pass! })).toMatchObject({
+  expect(await holdWith(eventId, 'u1', ['Q-2'], { entry, pass: pass })).toMatchObject({
     ok: false,
     error: 'ADMISSION_INVALID',
   });

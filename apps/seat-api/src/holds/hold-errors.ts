@@ -3,7 +3,7 @@ import { counter } from '@app/observability';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { HoldView } from './hold.view';
-import type { HoldRecord, LostSeat, QueueRefusal, SeatConflict } from '../hold-store';
+import type { HoldRecord, LostSeat, SeatConflict } from '../hold-store';
 
 /**
  * The refusals the hold use cases share, in one place so each code means one thing everywhere. They name
@@ -60,28 +60,6 @@ export function tooManySeats(maxSeatsPerHold: number): DomainError {
   return new DomainError(ErrorCode.VALIDATION_FAILED, 'Too many seats in one hold', {
     details: [{ field: 'seatIds', message: `at most ${maxSeatsPerHold} seats per hold` }],
   });
-}
-
-/** The event's on-sale queue refused the hold: no pass (409, and where to join), or one it does not take (403). */
-export function queueRefused(eventId: string, r: QueueRefusal): DomainError {
-  if (r.error === 'QUEUE_REQUIRED') {
-    return new DomainError(
-      ErrorCode.QUEUE_REQUIRED,
-      'Sales of this event go through its queue: join it, and hold with the admission pass you get in your turn',
-      { details: [{ joinQueue: `/v1/events/${eventId}/queue/entries` }] },
-    );
-  }
-  return admissionInvalid(ADMISSION_REFUSALS[r.why]);
-}
-
-const ADMISSION_REFUSALS = {
-  NOT_ISSUED: 'This admission pass was not issued for you',
-  USED: 'Your turn is over: this admission pass takes no more holds',
-  EXPIRED: 'This admission pass has expired',
-} as const;
-
-export function admissionInvalid(message: string): DomainError {
-  return new DomainError(ErrorCode.ADMISSION_INVALID, message);
 }
 
 export function seatsNotFound(seatIds: string[]): DomainError {

@@ -1,5 +1,17 @@
-import { Body, Controller, Delete, Get, HttpCode, Logger, Param, Post, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  Logger,
+  Param,
+  Post,
+  Req,
+  Res,
+} from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthUser } from '../auth/auth-user';
 import { CurrentUser } from '../auth/auth.decorators';
@@ -53,11 +65,19 @@ export class HoldsController {
       'either seatIds or bestAvailable, never both; a refusal names each seat and why (HELD, BOOKED, ORPHAN_SEAT, or SOLD_OUT / NOT_ENOUGH_TOGETHER for bestAvailable)',
   })
   @ApiIdempotencyKey()
+  @ApiHeader({
+    name: 'Queue-Pass',
+    required: false,
+    description:
+      "while the event's on-sale queue is open: the admission pass your queue entry got in your turn (GET /v1/queue/entries/{entryId})",
+  })
   @ApiResponse({ status: 201, type: HoldView })
   @ApiErrors(
     ErrorCode.EVENT_NOT_FOUND,
     ErrorCode.SEAT_NOT_FOUND,
     ErrorCode.SEATS_UNAVAILABLE,
+    ErrorCode.QUEUE_REQUIRED,
+    ErrorCode.ADMISSION_INVALID,
     ErrorCode.EVENT_ENDED,
     ErrorCode.IDEMPOTENCY_IN_PROGRESS,
     ErrorCode.HOLD_LIMIT_EXCEEDED,
@@ -73,13 +93,14 @@ export class HoldsController {
     @Param('eventId', uuidPipe) eventId: string,
     @Body() dto: CreateHoldDto,
     @CurrentUser() user: AuthUser,
+    @Headers('queue-pass') pass: string | undefined,
     @Req() req: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<HoldView> {
     return this.idempotent.run(req, reply, { eventId }, async () => {
       // the body names seats or what it wants, never both (CreateHoldDto)
       const want = dto.bestAvailable ? { bestAvailable: dto.bestAvailable } : { seatIds: dto.seatIds };
-      const hold = await this.holds.hold(user, eventId, want, dto.ttlSeconds);
+      const hold = await this.holds.hold(user, eventId, want, dto.ttlSeconds, { pass });
       this.logger.log({
         msg: 'hold created',
         requestId: req.id,

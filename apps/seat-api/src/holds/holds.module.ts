@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CatalogueModule } from '../catalogue/catalogue.module';
+import { QueueModule } from '../queue/queue.module';
 import { BestAvailable } from './allocation/best-available';
 import { EventCancellationController } from './cancel/event-cancellation.controller';
 import { EventCancellation } from './cancel/event-cancellation.service';
@@ -17,7 +18,7 @@ import { SeatLockSettings } from './seat-lock';
 import { HoldStoreModule } from '../hold-store';
 
 @Module({
-  imports: [HoldStoreModule, CatalogueModule, ConfirmModule],
+  imports: [HoldStoreModule, CatalogueModule, ConfirmModule, QueueModule],
   controllers: [HoldsController, EventCancellationController],
   providers: [
     HoldsService,

@@ -28,7 +28,11 @@ import { LockedHoldChanges } from './locked-hold-changes';
 import { HoldPolicy, PolicyChanged } from './hold-policy';
 import { BestAvailable } from './allocation/best-available';
 import { BestAvailableDto } from './allocation/best-available.dto';
-import { HoldIds, HoldRecord, HoldStore, StaffAction, StoreResult } from '../hold-store';
+import { HoldIds, HoldRecord, HoldStore, HoldTerms, StaffAction, StoreResult } from '../hold-store';
+import { hasRole, Role } from '../auth/roles';
+import { AdmissionPasses } from '../queue/admission-passes';
+import { queueRequired } from '../queue/queue-errors';
+import { QueueStatusCache } from '../queue/queue-status.cache';
 import { UnansweredHold, UnansweredHolds } from './unanswered-holds';
 
 export { seatLockKeys } from './seat-lock';
@@ -72,18 +76,23 @@ export class HoldsService implements OnModuleDestroy {
     private readonly demand: SeatDemand,
     private readonly policy: HoldPolicy,
     private readonly bestAvailable: BestAvailable,
+    private readonly passes: AdmissionPasses,
+    private readonly queues: QueueStatusCache,
   ) {}
 
-  /** `user`: the holder; with `staff`, a customer for whom staff make the hold as an audited action. */
+  /**
+   * `user`: the holder; `by.pass`: the admission pass the request came with (an on-sale queue's, header
+   * Queue-Pass); `by.staff`: a customer's hold that staff make as an audited action.
+   */
   async hold(
     user: AuthUser,
     eventId: string,
     want: HoldWanted,
     ttlSeconds?: number,
-    staff?: StaffHoldRun,
+    by: { pass?: string; staff?: StaffHoldRun } = {},
   ): Promise<HoldView> {
     try {
-      const hold = await this.createHold(user, eventId, want, ttlSeconds, staff);
+      const hold = await this.createHold(user, eventId, want, ttlSeconds, by);
       this.demand.record(eventId, false);
       holdsCreated.inc();
       return HoldView.of(hold);
@@ -100,19 +109,23 @@ export class HoldsService implements OnModuleDestroy {
     user: AuthUser,
     eventId: string,
     want: HoldWanted,
-    ttlSeconds?: number,
-    staff?: StaffHoldRun,
+    ttlSeconds: number | undefined,
+    { pass, staff }: { pass?: string; staff?: StaffHoldRun },
   ): Promise<HoldRecord> {
     // an event past its retention may have no keys left in Redis: refused (EVENT_ENDED), never re-created
     const seats = await this.catalogue.requireSeatsToHold(eventId);
+    const admission = staff ? 'bypass' : this.admissionOf(user, eventId, pass);
     if ('bestAvailable' in want) {
       const wanted = want.bestAvailable;
       this.bestAvailable.assertFits(seats.values(), wanted);
       return this.policy.attempt(eventId, wanted.quantity, ttlSeconds, (terms, policy) => {
         const holdId = HoldIds.generate(eventId);
         return this.unanswered.run(this.sent(holdId, eventId, user, terms.ttlMs), () =>
-          this.bestAvailable.hold({ eventId, holdId, userId: user.id, want: wanted }, terms, policy, () =>
-            seats.values(),
+          this.bestAvailable.hold(
+            { eventId, holdId, userId: user.id, want: wanted },
+            { ...terms, admission },
+            policy,
+            () => seats.values(),
           ),
         );
       });
@@ -136,13 +149,33 @@ export class HoldsService implements OnModuleDestroy {
       // the id is drawn before the hold is sent: if its reply is lost, the service still knows what to undo
       const holdId = HoldIds.generate(eventId);
       const create = (action?: StaffAction) =>
-        this.locked.create(eventId, sorted, user.id, holdId, terms, action);
+        this.locked.create(eventId, sorted, user.id, holdId, { ...terms, admission }, action);
       // a staff hold whose reply was lost is not undone: its audited action decides it from Redis's
       // ledger and answers the hold it made (AuditedActions)
       return staff
         ? staff(holdId, (_id, action) => create(action).catch(asRefusal))
         : this.unanswered.run(this.sent(holdId, eventId, user, terms.ttlMs), () => create());
     });
+  }
+
+  /**
+   * How the hold passes the event's on-sale queue (lua/queue.lua q_gate decides, in the hold's own step):
+   * staff and the waiting list's offers need no pass; a pass is read for the entry it names (403 when it
+   * is not one of ours, or another event's or user's); without one, while this instance sees the queue
+   * open, 409 QUEUE_REQUIRED at once, before any Redis work.
+   */
+  private admissionOf(user: AuthUser, eventId: string, pass: string | undefined): HoldTerms['admission'] {
+    if (hasRole(user.roles, Role.AGENT) || user.roles.includes(Role.WAITLIST)) {
+      return 'bypass';
+    }
+    if (pass !== undefined) {
+      const { entryId } = this.passes.claimsFor(pass, eventId, user.id);
+      return { entry: entryId.slice(HoldIds.prefixOf(eventId).length), pass };
+    }
+    if (this.queues.get(eventId)?.gates) {
+      throw queueRequired(eventId);
+    }
+    return undefined;
   }
 
   /** A hold as sent, for its undo should its reply be lost (UnansweredHolds). */

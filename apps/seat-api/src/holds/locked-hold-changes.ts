@@ -3,15 +3,9 @@ import { currentLock, DistributedLock, LockNotOwnedError } from '@app/distribute
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { ConfirmSettlement } from './confirm/confirm-settlement';
-import {
-  bookingUnavailable,
-  busy,
-  holdLimitExceeded,
-  queueRefused,
-  seatsUnavailable,
-  staleFence,
-} from './hold-errors';
+import { bookingUnavailable, busy, holdLimitExceeded, seatsUnavailable, staleFence } from './hold-errors';
 import { PolicyChanged } from './hold-policy';
+import { queueRefused } from '../queue/queue-errors';
 import { HOLD_SEAT_LOCK, HoldSeatLockHost, SEAT_LOCK, SeatLockSettings } from './seat-lock';
 import {
   holdLetGoOfLock,

@@ -1,4 +1,12 @@
 import {
+  ADMISSION_EXPIRED_TYPE,
+  QUEUE_CLOSED_TYPE,
+  QUEUE_OPENED_TYPE,
+  QUEUE_PAUSED_TYPE,
+  QUEUE_RESUMED_TYPE,
+  QUEUE_UPDATED_TYPE,
+  SHOPPER_ADMITTED_TYPE,
+  SHOPPER_FINISHED_TYPE,
   BOOKING_CANCELLED_TYPE,
   HOLD_CONFIRMED_TYPE,
   HOLD_CREATED_TYPE,
@@ -67,9 +75,14 @@ export function waitlistChange(ce: SeatStatusCloudEvent): WaitlistChange {
     case SEATS_BLOCKED_TYPE:
     case WAITLIST_OFFER_MADE_TYPE:
     case STAFF_ACTION_RECORDED_TYPE:
-      return { kind: 'none' };
-    default:
-      // the on-sale queue's events (queue.event.ts): who may shop, not which seats are free
+    case QUEUE_OPENED_TYPE:
+    case QUEUE_PAUSED_TYPE:
+    case QUEUE_RESUMED_TYPE:
+    case QUEUE_UPDATED_TYPE:
+    case QUEUE_CLOSED_TYPE:
+    case SHOPPER_ADMITTED_TYPE:
+    case ADMISSION_EXPIRED_TYPE:
+    case SHOPPER_FINISHED_TYPE:
       return { kind: 'none' };
   }
 }

@@ -50,7 +50,8 @@ export function offerAsk(sourceEventId: string, seats: OfferSeats, ttlSeconds: n
  * hold store is the seat API's (its Lua scripts, seat locks, policy checks, the seat.status records of every
  * change). The hold is an ordinary hold of the user (their token's `sub`): they read, confirm or release it
  * with their own token and their limits apply. So the app signs a short token in the user's name with the
- * seat API's secret (it is trusted as the seat API is), and calls the customer routes: the hold route (the
+ * seat API's secret (it is trusted as the seat API is), with the role `waitlist` (an offer needs no admission
+ * pass of the show's on-sale queue), and calls the customer routes: the hold route (the
  * one that takes `bestAvailable` and Idempotency-Key), and reading and releasing a hold.
  *
  * The Idempotency-Key is derived from the freed change, the entry and the ask: the same ask sent again gets
@@ -149,7 +150,7 @@ export class OfferHolds {
   }
 
   private async token(userId: string): Promise<string> {
-    const jwt = new SignJWT({ roles: [] })
+    const jwt = new SignJWT({ roles: ['waitlist'] })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject(userId)
       .setIssuedAt()

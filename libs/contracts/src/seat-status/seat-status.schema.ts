@@ -43,7 +43,13 @@ const seatIds = { type: 'array', items: text };
 const holdChange = { eventId: text, holdId: text, userId: text, seatIds };
 const count = { type: 'integer', minimum: 0 };
 const queueChange = { eventId: text, actionId: text };
-const turn = { eventId: text, entryId: text, userId: text, number: { type: 'integer', minimum: 1 }, activeShoppers: count };
+const turn = {
+  eventId: text,
+  entryId: text,
+  userId: text,
+  number: { type: 'integer', minimum: 1 },
+  activeShoppers: count,
+};
 const TURN = ['eventId', 'entryId', 'userId', 'number', 'activeShoppers'];
 
 function cloudEvent(
@@ -163,7 +169,7 @@ export const SEAT_STATUS_SCHEMAS: Record<SeatStatusType, Schema> = {
   [QUEUE_OPENED_TYPE]: cloudEvent(
     QUEUE_OPENED_TYPE,
     'Queue opened',
-    'Staff set up the show\'s on-sale queue: joining opens at opensAt, admission starts at salesStartAt. id `<actionId>:QueueOpened`.',
+    "Staff set up the show's on-sale queue: joining opens at opensAt, admission starts at salesStartAt. id `<actionId>:QueueOpened`.",
     {
       ...queueChange,
       opensAt: instant,
@@ -210,21 +216,21 @@ export const SEAT_STATUS_SCHEMAS: Record<SeatStatusType, Schema> = {
   [SHOPPER_ADMITTED_TYPE]: cloudEvent(
     SHOPPER_ADMITTED_TYPE,
     'Shopper admitted',
-    'A queue entry\'s turn came: its shopper may hold with their pass until passExpiresAt; activeShoppers counts them. id `<entryId>:<number>:ShopperAdmitted`.',
+    "A queue entry's turn came: its shopper may hold with their pass until passExpiresAt; activeShoppers counts them. id `<entryId>:<number>:ShopperAdmitted`.",
     { ...turn, passExpiresAt: instant },
     [...TURN, 'passExpiresAt'],
   ),
   [ADMISSION_EXPIRED_TYPE]: cloudEvent(
     ADMISSION_EXPIRED_TYPE,
     'Admission expired',
-    'An admitted shopper\'s pass ran out with no hold made: their turn is over. id `<entryId>:<number>:AdmissionExpired`.',
+    "An admitted shopper's pass ran out with no hold made: their turn is over. id `<entryId>:<number>:AdmissionExpired`.",
     turn,
     TURN,
   ),
   [SHOPPER_FINISHED_TYPE]: cloudEvent(
     SHOPPER_FINISHED_TYPE,
     'Shopper finished',
-    'An admitted shopper\'s turn ended: their last hold was confirmed, released or ran out, or they left. id `<entryId>:<number>:ShopperFinished`.',
+    "An admitted shopper's turn ended: their last hold was confirmed, released or ran out, or they left. id `<entryId>:<number>:ShopperFinished`.",
     { ...turn, reason: { enum: [...SHOPPER_FINISH_REASONS] } },
     [...TURN, 'reason'],
   ),

@@ -39,6 +39,8 @@ export interface EventPolicy {
   sales: SalesState;
   limits: HoldLimits;
   own: OwnHoldLimits;
+  /** When the event starts (epoch ms). */
+  startsAtMs: number;
   /** start + HOLD_EVENT_RETENTION_SECONDS: past it the event's Redis keys may be gone. */
   retainUntilMs: number;
   /**
@@ -82,6 +84,7 @@ export function policyOf(event: EventEntity, config: AppConfig): EventPolicy {
     sales: event.sales,
     limits: { ...deploymentLimits(config), ...own },
     own,
+    startsAtMs: event.startsAt.getTime(),
     retainUntilMs: event.startsAt.getTime() + config.holds.eventRetentionSeconds * 1000,
     orphanRule: event.orphanRule,
     accessibleSeatsForAll: event.accessibleSeatsForAll,

@@ -21,7 +21,9 @@ import {
   StaffActionName,
   WAITLIST_OFFER_MADE_TYPE,
   waitlistOfferMadeEvent,
+  QUEUE_TYPES,
 } from '@app/contracts';
+import { queueStatusFrom } from './queue-record';
 
 const REASONS: ReadonlySet<string> = new Set(Object.values(HOLD_RELEASE_REASONS));
 const STAFF: ReadonlySet<string> = new Set(STAFF_ACTIONS);
@@ -41,6 +43,9 @@ export function seatStatusFrom(byName: Record<string, string>): SeatStatusCloudE
   const seats = byName[S.seatIds];
   const at = ms('at');
   const type = byName[S.type];
+  if ((QUEUE_TYPES as readonly string[]).includes(type)) {
+    return eventId && at ? queueStatusFrom(type, eventId, at, f) : null;
+  }
   if (type === STAFF_ACTION_RECORDED_TYPE) {
     const [actionId, actor, action, target] = [f('actionId'), f('actor'), f('action'), f('target')];
     if (!eventId || !at || !actionId || !actor || !action || !STAFF.has(action) || !target) {

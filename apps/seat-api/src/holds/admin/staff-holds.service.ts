@@ -73,18 +73,19 @@ export class StaffHoldsService implements SeatLockHost {
     ttlSeconds?: number,
   ): Promise<HoldView> {
     const customer: AuthUser = { id: customerId, roles: [] };
-    const held = await this.holds.hold(customer, eventId, { seatIds }, ttlSeconds, (holdId, create) =>
-      this.audited.run(
-        {
-          eventId,
-          actor: actor.id,
-          action: AuditAction.HOLD_ON_BEHALF,
-          target: holdId,
-          detail: { customerId, seatIds: [...seatIds].sort() },
-        },
-        create,
-      ),
-    );
+    const held = await this.holds.hold(customer, eventId, { seatIds }, ttlSeconds, {
+      staff: (holdId, create) =>
+        this.audited.run(
+          {
+            eventId,
+            actor: actor.id,
+            action: AuditAction.HOLD_ON_BEHALF,
+            target: holdId,
+            detail: { customerId, seatIds: [...seatIds].sort() },
+          },
+          create,
+        ),
+    });
     this.logger.log({ msg: 'hold made on behalf', holdId: held.holdId, actor: actor.id, customerId });
     return held;
   }

@@ -10,7 +10,8 @@ import {
   layoutRows,
   LayoutSeat,
 } from '../../hold-store';
-import { holdLimitExceeded, queueRefused } from '../hold-errors';
+import { holdLimitExceeded } from '../hold-errors';
+import { queueRefused } from '../../queue/queue-errors';
 import { PolicyChanged } from '../hold-policy';
 import { BestAvailableDto } from './best-available.dto';
 
