@@ -93,12 +93,14 @@ function resolve(schema: Schema | undefined): Schema {
 
 const jsonSchema = (r: Response) => resolve(r.content?.['application/json']?.schema);
 
-it('documents the API routes under /v1 and the probes unversioned', () => {
+it('documents the API routes under /v1, the probes and the pass keys unversioned', () => {
   const paths = Object.keys(doc.paths);
   expect(paths).toEqual(
     expect.arrayContaining(['/v1/events', '/v1/holds/{holdId}', '/health', '/health/live']),
   );
-  expect(paths.filter((p) => !p.startsWith('/v1/') && !p.startsWith('/health'))).toEqual([]);
+  expect(paths.filter((p) => !p.startsWith('/v1/') && !p.startsWith('/health'))).toEqual([
+    '/.well-known/jwks.json',
+  ]);
 });
 
 it('names every operation after its controller method, uniquely', () => {

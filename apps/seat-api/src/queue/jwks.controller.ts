@@ -1,7 +1,22 @@
 import { Controller, Get, Header, VERSION_NEUTRAL } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/auth.decorators';
 import { AdmissionPasses } from './admission-passes';
+
+/** One public key: an EC P-256 key for ES256 (RFC 7517, 7518). */
+export class JwkView {
+  @ApiProperty({ enum: ['EC'] }) kty!: 'EC';
+  @ApiProperty({ enum: ['P-256'] }) crv!: 'P-256';
+  @ApiProperty({ description: 'base64url' }) x!: string;
+  @ApiProperty({ description: 'base64url' }) y!: string;
+  @ApiProperty({ description: 'the kid passes name in their header' }) kid!: string;
+  @ApiProperty({ enum: ['ES256'] }) alg!: 'ES256';
+  @ApiProperty({ enum: ['sig'] }) use!: 'sig';
+}
+
+export class JwksView {
+  @ApiProperty({ type: [JwkView] }) keys!: JwkView[];
+}
 
 /** The public keys other services check admission passes with (RFC 7517, at the well-known path). */
 @ApiTags('queue')
@@ -17,8 +32,8 @@ export class JwksController {
     description:
       'ES256 keys by kid: a service that takes passes checks their signature, aud (the event), sub and exp',
   })
-  @ApiResponse({ status: 200, description: '{ keys: [JWK] }' })
-  jwks() {
-    return this.passes.jwks;
+  @ApiResponse({ status: 200, type: JwksView })
+  admissionPassKeys(): JwksView {
+    return this.passes.jwks as JwksView;
   }
 }

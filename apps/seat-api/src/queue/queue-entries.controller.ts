@@ -36,7 +36,7 @@ export class QueueEntriesController {
     ErrorCode.RATE_LIMITED,
     ErrorCode.DEPENDENCY_UNAVAILABLE,
   )
-  async join(
+  async joinQueue(
     @Param('eventId', eventIdPipe) eventId: string,
     @CurrentUser() user: AuthUser,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -54,7 +54,7 @@ export class QueueEntriesController {
   })
   @ApiResponse({ status: 200, type: QueueEntryView })
   @ApiErrors(ErrorCode.QUEUE_ENTRY_NOT_FOUND, ErrorCode.DEPENDENCY_UNAVAILABLE)
-  entry(@Param('entryId') entryId: string, @CurrentUser() user: AuthUser): Promise<QueueEntryView> {
+  queueEntry(@Param('entryId') entryId: string, @CurrentUser() user: AuthUser): Promise<QueueEntryView> {
     return this.queue.entry(user, entryId);
   }
 
@@ -67,7 +67,7 @@ export class QueueEntriesController {
   })
   @ApiResponse({ status: 204 })
   @ApiErrors(ErrorCode.QUEUE_ENTRY_NOT_FOUND, ErrorCode.DEPENDENCY_UNAVAILABLE)
-  leave(@Param('entryId') entryId: string, @CurrentUser() user: AuthUser): Promise<void> {
+  leaveQueue(@Param('entryId') entryId: string, @CurrentUser() user: AuthUser): Promise<void> {
     return this.queue.leave(user, entryId);
   }
 }

@@ -68,7 +68,7 @@ export class QueueController {
     ErrorCode.EVENT_ENDED,
     ...CHANGE_ERRORS,
   )
-  async configure(
+  async configureQueue(
     @Param('eventId', eventIdPipe) eventId: string,
     @Body() dto: ConfigureQueueDto,
     @CurrentUser() user: AuthUser,
@@ -93,7 +93,7 @@ export class QueueController {
     ErrorCode.RATE_LIMITED,
     ErrorCode.DEPENDENCY_UNAVAILABLE,
   )
-  async status(
+  async queueStatus(
     @Param('eventId', eventIdPipe) eventId: string,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -129,7 +129,7 @@ export class QueueController {
     ErrorCode.TOO_MANY_STREAMS,
     ErrorCode.DEPENDENCY_UNAVAILABLE,
   )
-  async stream(
+  async queueStream(
     @Param('eventId', eventIdPipe) eventId: string,
     @Req() req: FastifyRequest,
     @Res() reply: FastifyReply,
@@ -149,7 +149,7 @@ export class QueueController {
   })
   @ApiResponse({ status: 204 })
   @ApiErrors(ErrorCode.QUEUE_NOT_FOUND, ...CHANGE_ERRORS)
-  close(@Param('eventId', eventIdPipe) eventId: string, @CurrentUser() user: AuthUser): Promise<void> {
+  closeQueue(@Param('eventId', eventIdPipe) eventId: string, @CurrentUser() user: AuthUser): Promise<void> {
     return this.queue.close(user, eventId);
   }
 
@@ -164,7 +164,7 @@ export class QueueController {
   })
   @ApiResponse({ status: 200, type: QueueStatusView })
   @ApiErrors(ErrorCode.QUEUE_NOT_FOUND, ...CHANGE_ERRORS)
-  async pause(
+  async pauseQueue(
     @Param('eventId', eventIdPipe) eventId: string,
     @CurrentUser() user: AuthUser,
   ): Promise<QueueStatusView> {
@@ -181,7 +181,7 @@ export class QueueController {
   })
   @ApiResponse({ status: 200, type: QueueStatusView })
   @ApiErrors(ErrorCode.QUEUE_NOT_FOUND, ...CHANGE_ERRORS)
-  async resume(
+  async resumeQueue(
     @Param('eventId', eventIdPipe) eventId: string,
     @CurrentUser() user: AuthUser,
   ): Promise<QueueStatusView> {
@@ -198,7 +198,7 @@ export class QueueController {
   })
   @ApiResponse({ status: 200, type: QueueStatusView })
   @ApiErrors(ErrorCode.QUEUE_NOT_FOUND, ...CHANGE_ERRORS)
-  async pace(
+  async paceQueue(
     @Param('eventId', eventIdPipe) eventId: string,
     @Body() dto: PaceQueueDto,
     @CurrentUser() user: AuthUser,
@@ -221,7 +221,7 @@ export class QueueController {
   })
   @ApiResponse({ status: 200, type: QueueStatusView })
   @ApiErrors(ErrorCode.QUEUE_NOT_FOUND, ...CHANGE_ERRORS)
-  async admit(
+  async letIntoQueue(
     @Param('eventId', eventIdPipe) eventId: string,
     @Body() dto: LetInDto,
     @CurrentUser() user: AuthUser,

@@ -7,7 +7,7 @@ import { asyncApiDocument } from './asyncapi-document';
 export const ASYNCAPI_FILE = join(__dirname, '..', '..', '..', '..', 'docs', 'asyncapi.yaml');
 
 export function asyncApiYaml(): string {
-  return `# Generated from libs/contracts (npm run asyncapi): edit the contracts, not this file.\n${stringify(asyncApiDocument(), { lineWidth: 0 })}`;
+  return `# Generated from libs/contracts (npm run asyncapi): edit the contracts, not this file.\n${stringify(asyncApiDocument(), { lineWidth: 0, aliasDuplicateObjects: false })}`;
 }
 
 if (require.main === module) {

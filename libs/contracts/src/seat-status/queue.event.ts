@@ -110,20 +110,32 @@ export const queueChangeId = (type: QueueChangeType, actionId: string): string =
 export const shopperTurnId = (type: TurnType, entryId: string, number: number): string =>
   `${entryId}:${number}:${type}`;
 
+/** The data of each type. */
+interface QueueDataOf {
+  [QUEUE_OPENED_TYPE]: QueueOpenedData;
+  [QUEUE_PAUSED_TYPE]: QueueChangeData;
+  [QUEUE_RESUMED_TYPE]: QueueChangeData;
+  [QUEUE_UPDATED_TYPE]: QueueUpdatedData;
+  [QUEUE_CLOSED_TYPE]: QueueChangeData;
+  [SHOPPER_ADMITTED_TYPE]: ShopperAdmittedData;
+  [ADMISSION_EXPIRED_TYPE]: ShopperTurnData;
+  [SHOPPER_FINISHED_TYPE]: ShopperFinishedData;
+}
+
 /** The CloudEvent of a queue change made by staff (subject: the staff action). */
-export function queueChangeEvent<T extends QueueChangeType, D extends QueueChangeData>(
+export function queueChangeEvent<T extends QueueChangeType>(
   type: T,
-  data: D,
+  data: QueueDataOf[T],
   at: Date,
-): CloudEvent<T, D> {
+): CloudEvent<T, QueueDataOf[T]> {
   return cloudEvent(type, queueChangeId(type, data.actionId), data.actionId, data, at);
 }
 
 /** The CloudEvent of a step of a shopper's turn (subject: the queue entry). */
-export function shopperTurnEvent<T extends TurnType, D extends ShopperTurnData>(
+export function shopperTurnEvent<T extends TurnType>(
   type: T,
-  data: D,
+  data: QueueDataOf[T],
   at: Date,
-): CloudEvent<T, D> {
+): CloudEvent<T, QueueDataOf[T]> {
   return cloudEvent(type, shopperTurnId(type, data.entryId, data.number), data.entryId, data, at);
 }

@@ -1,4 +1,14 @@
 import {
+  ADMISSION_EXPIRED_TYPE,
+  QUEUE_CLOSED_TYPE,
+  QUEUE_OPENED_TYPE,
+  QUEUE_PAUSED_TYPE,
+  QUEUE_RESUMED_TYPE,
+  QUEUE_UPDATED_TYPE,
+  queueChangeEvent,
+  SHOPPER_ADMITTED_TYPE,
+  SHOPPER_FINISHED_TYPE,
+  shopperTurnEvent,
   bookingCancelledEvent,
   holdConfirmedEvent,
   holdCreatedEvent,
@@ -23,6 +33,9 @@ const holdId = '8d1f0a3c6f7e4c1b9a552b0c1d2e3f40AbCdEfGhIjK';
 const hold = { eventId, holdId, userId: 'alice', seatIds: ['STALLS-A-12', 'STALLS-A-13'] };
 const at = new Date('2027-03-01T19:05:00.123Z');
 const expireAt = '2027-03-01T19:15:00.000Z';
+
+const entryId = '8d1f0a3c6f7e4c1b9a552b0c1d2e3f40AbCdEfGhIjKl';
+const turn = { eventId, entryId, userId: 'carol', number: 17, activeShoppers: 3 };
 
 const every = [
   holdCreatedEvent({ ...hold, expireAt }, at),
@@ -52,6 +65,30 @@ const every = [
     },
     at,
   ),
+  queueChangeEvent(
+    QUEUE_OPENED_TYPE,
+    {
+      eventId,
+      actionId: 'a-4',
+      opensAt: '2027-03-01T18:00:00.000Z',
+      salesStartAt: '2027-03-01T19:00:00.000Z',
+      order: 'shuffle-then-fifo',
+      admitPerMinute: 600,
+      maxActiveShoppers: 200,
+    },
+    at,
+  ),
+  queueChangeEvent(QUEUE_PAUSED_TYPE, { eventId, actionId: 'a-5' }, at),
+  queueChangeEvent(QUEUE_RESUMED_TYPE, { eventId, actionId: 'a-6' }, at),
+  queueChangeEvent(
+    QUEUE_UPDATED_TYPE,
+    { eventId, actionId: 'a-7', admitPerMinute: 300, maxActiveShoppers: 100, letIn: 0 },
+    at,
+  ),
+  queueChangeEvent(QUEUE_CLOSED_TYPE, { eventId, actionId: 'a-8' }, at),
+  shopperTurnEvent(SHOPPER_ADMITTED_TYPE, { ...turn, passExpiresAt: expireAt }, at),
+  shopperTurnEvent(ADMISSION_EXPIRED_TYPE, turn, at),
+  shopperTurnEvent(SHOPPER_FINISHED_TYPE, { ...turn, reason: 'CONFIRMED' }, at),
 ];
 
 it('has a schema for every type and the default topic seat.status', () => {
@@ -72,6 +109,14 @@ it('names each change: the same change built twice, at other times, has one id',
     'a-1:blocked',
     'a-2:unblocked',
     'a-3:staff',
+    'a-4:QueueOpened',
+    'a-5:QueuePaused',
+    'a-6:QueueResumed',
+    'a-7:QueueUpdated',
+    'a-8:QueueClosed',
+    `${entryId}:17:ShopperAdmitted`,
+    `${entryId}:17:AdmissionExpired`,
+    `${entryId}:17:ShopperFinished`,
   ]);
   const later = new Date(at.getTime() + 7000);
   expect(holdCreatedEvent({ ...hold, expireAt }, later).id).toBe(every[0].id);

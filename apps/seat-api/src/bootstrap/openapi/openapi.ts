@@ -24,6 +24,10 @@ export async function setUpOpenApi(app: INestApplication): Promise<void> {
     .addTag('holds', "A customer's holds: hold seats, read, extend, release, confirm")
     .addTag('waitlist', "A show's waiting list: join, read your entry, leave")
     .addTag(
+      'queue',
+      "An event's on-sale queue: set up and steered by admins; joined by shoppers, whose turn brings an admission pass; its public status; the pass keys",
+    )
+    .addTag(
       'staff',
       'Box-office staff (agent, admin): holds and bookings of an event, seat blocks, the audit',
     )
