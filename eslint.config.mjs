@@ -19,8 +19,11 @@ import prettier from 'eslint-config-prettier';
 //   catalogue   -> hold-store, rate-limit, auth, common; never holds
 //   holds       -> catalogue's public surface only (catalogue.service, catalogue.module), hold-store, ...
 //   seat-map    -> catalogue's public surface (+ catalogue/seat-cache, see below), hold-store, ...
-//   expiry      -> hold-store and the confirm rule (holds/confirm: confirm.module, confirm-settlement)
-//   health      -> the outbox's public surface (expiry/outbox: outbox.module, outbox-relay.service)
+//   shards      -> hold-store: which instance sweeps and relays each shard
+//   outbox      -> shards, hold-store: every seat change's records, from Redis streams to Kafka
+//   expiry      -> the outbox's public surface (outbox.module, outbox-relay.service), shards, hold-store,
+//                  the confirm rule (holds/confirm: confirm.module, confirm-settlement)
+//   health      -> the outbox's public surface only (never expiry/ or shards/)
 //   seat-picker imports no feature
 // and only the composition root (app.module.ts, main.ts, bootstrap/) imports app.module or bootstrap/.
 // Specs are exempt from the folder rules (they reach into what they test), not from the app rules.
@@ -53,6 +56,13 @@ const NOT_UPPER = (who, names) => names.map((n) => folder(n, below(who)));
 const holdsExcept = (who, allowed) =>
   ban(`(^|/)holds/(?!(${allowed.join('|')})$)`, `${who} may use holds/ only through ${allowed.join(', ')}.`);
 
+/** outbox/ except its public surface: the module and the relay (whose records the sweeper announces). */
+const OUTBOX_SURFACE = (who) =>
+  ban(
+    '(^|/)outbox/(?!(outbox\\.module|outbox-relay\\.service)$)',
+    `${who} may use the outbox only through its public surface: outbox.module, outbox-relay.service.`,
+  );
+
 /** One config object per folder: a file gets exactly one `no-restricted-imports` (later ones replace it). */
 const seatApiFolder = (dir, patterns, ignores = []) => ({
   files: [`${SEAT_API}/${dir}/**/*.ts`],
@@ -74,6 +84,8 @@ const boundaries = [
       'holds',
       'catalogue',
       'seat-map',
+      'shards',
+      'outbox',
       'expiry',
       'health',
       'seat-picker',
@@ -81,22 +93,41 @@ const boundaries = [
   ),
   seatApiFolder(
     'auth',
-    NOT_UPPER('auth', ['rate-limit', 'holds', 'catalogue', 'seat-map', 'expiry', 'health', 'seat-picker']),
+    NOT_UPPER('auth', [
+      'rate-limit',
+      'holds',
+      'catalogue',
+      'seat-map',
+      'shards',
+      'outbox',
+      'expiry',
+      'health',
+      'seat-picker',
+    ]),
   ),
   seatApiFolder(
     'rate-limit',
-    NOT_UPPER('rate-limit', ['holds', 'catalogue', 'seat-map', 'expiry', 'health', 'seat-picker']),
+    NOT_UPPER('rate-limit', [
+      'holds',
+      'catalogue',
+      'seat-map',
+      'shards',
+      'outbox',
+      'expiry',
+      'health',
+      'seat-picker',
+    ]),
   ),
   seatApiFolder('catalogue', [
     folder('holds', 'catalogue/ uses the hold store (hold-store/), never holds/.'),
-    ...NOT_UPPER('catalogue', ['seat-map', 'expiry', 'health', 'seat-picker']),
+    ...NOT_UPPER('catalogue', ['seat-map', 'shards', 'outbox', 'expiry', 'health', 'seat-picker']),
   ]),
   seatApiFolder('holds', [
     ban(
       '(^|/)catalogue/(?!(catalogue\\.(service|module)|policy/event-policy(\\.service)?)$)',
       'holds/ may use the catalogue only through its public surface: catalogue.service, catalogue.module, policy/event-policy(.service).',
     ),
-    ...NOT_UPPER('holds', ['seat-map', 'expiry', 'health', 'seat-picker']),
+    ...NOT_UPPER('holds', ['seat-map', 'shards', 'outbox', 'expiry', 'health', 'seat-picker']),
   ]),
   // The hold store imports nothing of the app: from hold-store/*.ts any `../` leaves it, from its
   // subfolders (lua/) any `../../` does.
@@ -125,22 +156,28 @@ const boundaries = [
       'seat-map/ may use the catalogue only through its public surface: catalogue.service, catalogue.module.',
     ),
     folder('holds', 'seat-map/ uses the hold store (hold-store/), never holds/.'),
-    ...NOT_UPPER('seat-map', ['expiry', 'health', 'seat-picker']),
+    ...NOT_UPPER('seat-map', ['shards', 'outbox', 'expiry', 'health', 'seat-picker']),
+  ]),
+  seatApiFolder('shards', [
+    folder('holds', 'shards/ uses the hold store (hold-store/), never holds/.'),
+    ...NOT_UPPER('shards', ['catalogue', 'seat-map', 'outbox', 'expiry', 'health', 'seat-picker']),
+  ]),
+  seatApiFolder('outbox', [
+    folder('holds', 'outbox/ uses the hold store (hold-store/), never holds/.'),
+    ...NOT_UPPER('outbox', ['catalogue', 'seat-map', 'expiry', 'health', 'seat-picker']),
   ]),
   seatApiFolder('expiry', [
     holdsExcept('expiry', ['confirm/confirm\\.module', 'confirm/confirm-settlement']),
+    OUTBOX_SURFACE('expiry'),
     ...NOT_UPPER('expiry', ['catalogue', 'seat-map', 'health', 'seat-picker']),
   ]),
   seatApiFolder('health', [
-    ban(
-      '(^|/)expiry/(?!outbox/(outbox\\.module|outbox-relay\\.service)$)',
-      'health/ may use the expiry pipeline only through the outbox: outbox.module, outbox-relay.service.',
-    ),
-    ...NOT_UPPER('health', ['holds', 'catalogue', 'seat-map', 'seat-picker']),
+    OUTBOX_SURFACE('health'),
+    ...NOT_UPPER('health', ['holds', 'catalogue', 'seat-map', 'shards', 'expiry', 'seat-picker']),
   ]),
   seatApiFolder(
     'seat-picker',
-    NOT_UPPER('seat-picker', ['holds', 'catalogue', 'seat-map', 'expiry', 'health']),
+    NOT_UPPER('seat-picker', ['holds', 'catalogue', 'seat-map', 'shards', 'outbox', 'expiry', 'health']),
   ),
 ];
 

@@ -30,8 +30,15 @@ const REFUSED: [file: string, source: string][] = [
   // expiry: the store and the confirm rule only
   [`${API}/expiry/sweeper.service.ts`, '../holds/holds.service'],
   [`${API}/expiry/sweeper.service.ts`, '../catalogue/catalogue.service'],
-  // health: the outbox's public surface only
+  // the outbox and shard ownership sit below expiry: neither reaches up into it, nor into holds
+  [`${API}/outbox/outbox-relay.service.ts`, '../expiry/sweeper.service'],
+  [`${API}/shards/shard-ownership.service.ts`, '../outbox/outbox-relay.service'],
+  [`${API}/outbox/outbox-meter.ts`, '../holds/holds.service'],
+  // expiry and health use the outbox's public surface only
+  [`${API}/expiry/sweeper.service.ts`, '../outbox/outbox-meter'],
   [`${API}/health/health.controller.ts`, '../expiry/sweeper.service'],
+  [`${API}/health/health.controller.ts`, '../outbox/outbox-streams'],
+  [`${API}/health/health.controller.ts`, '../shards/shard-ownership.service'],
   // only the composition root imports it
   [`${API}/holds/holds.module.ts`, '../app.module'],
   [`${API}/catalogue/catalogue.service.ts`, '../bootstrap/create-app'],
@@ -45,10 +52,12 @@ const ALLOWED: [file: string, source: string][] = [
   [`${API}/holds/confirm/confirm-settlement.ts`, '../../hold-store'],
   [`${API}/hold-store/lua/manifest.ts`, '../hold-keys'],
   [`${API}/expiry/confirm-reconciler.service.ts`, '../holds/confirm/confirm-settlement'],
-  [`${API}/expiry/outbox/outbox-meter.ts`, '../../hold-store'],
+  [`${API}/outbox/outbox-meter.ts`, '../hold-store'],
+  [`${API}/outbox/outbox-relay.service.ts`, '../shards/shard-ownership.service'],
+  [`${API}/expiry/sweeper.service.ts`, '../outbox/outbox-relay.service'],
   [`${API}/seat-map/seat-map.service.ts`, '../catalogue/catalogue.service'],
   [`${API}/seat-map/snapshot/seat-layout.ts`, '../../catalogue/seat-cache'], // allowed on purpose (see config)
-  [`${API}/health/health.module.ts`, '../expiry/outbox/outbox.module'],
+  [`${API}/health/health.module.ts`, '../outbox/outbox.module'],
   [`${API}/rate-limit/rate-limit.guard.ts`, '../auth/auth-user'],
   [`${API}/bootstrap/create-app.ts`, '../app.module'],
   [`${API}/hold-store/hold.store.int-spec.ts`, '../../../../test/support/eventually'], // specs are exempt

@@ -76,7 +76,7 @@
  * Deployment-wide (one key each, no tag):
  *   hold:instances    ZSET instance -> Redis time of its last heartbeat (live instances)
  *   hold:shard-leases HASH shard -> "<instance>|<until ms>": which instance sweeps and relays each shard
- *                     (expiry/shards/shard-leases.lua)
+ *                     (shards/shard-leases.lua)
  *   hold:wake         ZSET shard -> when the shard next has work (its earliest due hold, forget time or
  *                     event removal; or sooner): the sweeper reads this one key per tick instead of every
  *                     shard's indexes, and a change that makes a shard's work come sooner lowers it
@@ -109,7 +109,7 @@ export interface ShardKeys {
 /** Registry of live instances (membership heartbeats for the fair share of shards): one key, no tag. */
 export const INSTANCES_KEY = 'hold:instances';
 
-/** The shard leases of the deployment (expiry/shards/shard-leases.lua): one hash, no tag. */
+/** The shard leases of the deployment (shards/shard-leases.lua): one hash, no tag. */
 export const SHARD_LEASES_KEY = 'hold:shard-leases';
 
 /** When each shard next has work (see the layout above): one sorted set, no tag. */

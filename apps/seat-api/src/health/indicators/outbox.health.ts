@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
-import { OutboxRelayService } from '../../expiry/outbox/outbox-relay.service';
+import { OutboxRelayService } from '../../outbox/outbox-relay.service';
 
 /**
  * The SeatExpired outbox: depth, age of the oldest record, and whether it drains. Never `down`: records

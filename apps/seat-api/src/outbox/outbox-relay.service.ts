@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { malformedRecords, publishFailures, relayRedisErrors } from '../expiry.metrics';
 import { ShardOwnership } from '../shards/shard-ownership.service';
 import { OutboxMeter, WaitingStream } from './outbox-meter';
 import { eventFromOutbox, OutboxEvent } from './outbox-record';
 import { OutboxStreams } from './outbox-streams';
+import { malformedRecords, publishFailures, relayRedisErrors } from './outbox.metrics';
 import { PublishRound } from './publish-round';
 import { RelayBackoff } from './relay-backoff';
 import { KafkaPublishError, SeatExpiredPublisher } from './seat-expired.publisher';

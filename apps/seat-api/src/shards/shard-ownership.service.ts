@@ -12,8 +12,8 @@ import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
 import { AppConfig } from '@app/config';
 import { REDIS_CLIENT } from '@app/redis';
-import { HoldStore } from '../../hold-store';
-import { settleWithin } from '../settle-within';
+import { settleWithin } from '../common/settle-within';
+import { HoldStore } from '../hold-store';
 import { Membership } from './membership';
 import { ShardLeases } from './shard-leases';
 
