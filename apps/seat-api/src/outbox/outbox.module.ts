@@ -6,7 +6,7 @@ import { OutboxMeter } from './outbox-meter';
 import { OutboxRelayJob } from './outbox-relay.job';
 import { OutboxRelayService } from './outbox-relay.service';
 import { OutboxStreams } from './outbox-streams';
-import { SeatExpiredPublisher } from './seat-expired.publisher';
+import { SeatChangePublisher } from './seat-change.publisher';
 
 /**
  * The outbox relay: every seat change's record (SeatExpired, the holds' seat.status changes,
@@ -19,7 +19,7 @@ import { SeatExpiredPublisher } from './seat-expired.publisher';
     OutboxRelayService,
     OutboxMeter,
     OutboxStreams,
-    SeatExpiredPublisher,
+    SeatChangePublisher,
     KafkaTopicsService,
   ],
   exports: [OutboxRelayService],

@@ -28,7 +28,7 @@ export class KafkaPublishError extends Error {
  * broken; the next publish connects a new one.
  */
 @Injectable()
-export class SeatExpiredPublisher implements OnApplicationShutdown {
+export class SeatChangePublisher implements OnApplicationShutdown {
   private producer?: Producer;
 
   constructor(
