@@ -1,9 +1,11 @@
 /**
  * The import boundaries of eslint.config.mjs hold: each case lints one import line as if it
  * were written in a file of the given folder, with the repository's real ESLint configuration, and checks
- * that `no-restricted-imports` refuses it or lets it through; and the code as it is has no violation.
+ * that `no-restricted-imports` refuses it or lets it through; every folder of the seat API is in the
+ * feature order; and the code as it is has no violation.
  */
 import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(__dirname, '..', '..');
@@ -27,6 +29,14 @@ const REFUSED: [file: string, source: string][] = [
   [`${API}/holds/holds.service.ts`, '../catalogue/seat-cache'],
   [`${API}/holds/confirm/confirm-hold.use-case.ts`, '../../catalogue/catalogue.controller'],
   [`${API}/holds/holds.service.ts`, '../expiry/sweeper.service'],
+  // the audit sits between the catalogue and holds, and uses the catalogue's public surface only
+  [`${API}/catalogue/catalogue.service.ts`, '../audit/audit.module'],
+  [`${API}/audit/audit-log.ts`, '../holds/holds.service'],
+  [`${API}/audit/audit-log.ts`, '../catalogue/seat-cache'],
+  // the seat API's waiting list uses holds' public surface, and nothing uses it
+  [`${API}/waitlist/waitlist.service.ts`, '../holds/confirm/confirm.module'],
+  [`${API}/waitlist/waitlist.service.ts`, '../seat-map/seat-map.service'],
+  [`${API}/holds/holds.service.ts`, '../waitlist/waitlist.service'],
   // expiry: the store and the confirm rule only
   [`${API}/expiry/sweeper.service.ts`, '../holds/holds.service'],
   [`${API}/expiry/sweeper.service.ts`, '../catalogue/catalogue.service'],
@@ -49,6 +59,11 @@ const ALLOWED: [file: string, source: string][] = [
   [`${API}/catalogue/catalogue.service.ts`, '../hold-store'],
   [`${API}/holds/holds.service.ts`, '../catalogue/catalogue.service'],
   [`${API}/holds/holds.module.ts`, '../catalogue/catalogue.module'],
+  [`${API}/holds/holds.service.ts`, '../audit/audited-actions'],
+  [`${API}/audit/audit.module.ts`, '../catalogue/catalogue.module'],
+  [`${API}/waitlist/waitlist.service.ts`, '../holds/holds.service'],
+  [`${API}/waitlist/waitlist.controller.ts`, '../holds/allocation/best-available.dto'],
+  [`${API}/waitlist/waitlist.service.ts`, '../catalogue/policy/event-policy.service'],
   [`${API}/holds/confirm/confirm-settlement.ts`, '../../hold-store'],
   [`${API}/hold-store/lua/manifest.ts`, '../hold-keys'],
   [`${API}/expiry/confirm-reconciler.service.ts`, '../holds/confirm/confirm-settlement'],
@@ -63,13 +78,31 @@ const ALLOWED: [file: string, source: string][] = [
   [`${API}/hold-store/hold.store.int-spec.ts`, '../../../../test/support/eventually'], // specs are exempt
 ];
 
+/**
+ * Every folder of the seat API but the composition root has its place in the feature order: only a folder
+ * listed there gets the rule that keeps bootstrap/ out of it.
+ */
+const FOLDERS = readdirSync(join(root, API), { withFileTypes: true })
+  .filter((d) => d.isDirectory() && d.name !== 'bootstrap')
+  .map((d) => d.name);
+const IN_ORDER: [file: string, source: string][] = FOLDERS.map((dir) => [
+  `${API}/${dir}/any.ts`,
+  '../bootstrap/create-app',
+]);
+
 let refused: string[][];
 let allowed: string[][];
+let inOrder: string[][];
 let violations: string[];
 
 beforeAll(() => {
-  const cases = [...REFUSED, ...ALLOWED].map(([file, source]) => ({ file, source }));
-  const files = [`${API}/**/*.ts`, 'apps/expiry-consumer/src/**/*.ts', 'libs/**/*.ts'];
+  const cases = [...REFUSED, ...ALLOWED, ...IN_ORDER].map(([file, source]) => ({ file, source }));
+  const files = [
+    `${API}/**/*.ts`,
+    'apps/expiry-consumer/src/**/*.ts',
+    'apps/waitlist/src/**/*.ts',
+    'libs/**/*.ts',
+  ];
   const out = execFileSync(process.execPath, [join(__dirname, 'lint-imports.js')], {
     cwd: root,
     input: JSON.stringify({ cases, files }),
@@ -78,7 +111,8 @@ beforeAll(() => {
   });
   const result = JSON.parse(out) as { cases: string[][]; files: string[] };
   refused = result.cases.slice(0, REFUSED.length);
-  allowed = result.cases.slice(REFUSED.length);
+  allowed = result.cases.slice(REFUSED.length, REFUSED.length + ALLOWED.length);
+  inOrder = result.cases.slice(REFUSED.length + ALLOWED.length);
   violations = result.files;
 });
 
@@ -88,6 +122,10 @@ it.each(REFUSED.map((c, i) => [...c, i] as const))('refuses %s importing %s', (_
 
 it.each(ALLOWED.map((c, i) => [...c, i] as const))('lets %s import %s', (_f, _s, i) => {
   expect(allowed[i]).toEqual([]);
+});
+
+it.each(FOLDERS.map((dir, i) => [dir, i] as const))('has %s/ in the feature order', (_dir, i) => {
+  expect(inOrder[i]).toHaveLength(1);
 });
 
 it('finds no violation in the code as it is', () => {
