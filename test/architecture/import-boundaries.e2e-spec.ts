@@ -75,7 +75,7 @@ const ALLOWED: [file: string, source: string][] = [
   [`${API}/health/health.module.ts`, '../outbox/outbox.module'],
   [`${API}/rate-limit/rate-limit.guard.ts`, '../auth/auth-user'],
   [`${API}/bootstrap/create-app.ts`, '../app.module'],
-  [`${API}/hold-store/hold.store.int-spec.ts`, '../../../../test/support/eventually'], // specs are exempt
+  [`${API}/hold-store/hold-lifecycle.int-spec.ts`, '../../../../test/support/eventually'], // specs are exempt
 ];
 
 /**
