@@ -14,7 +14,7 @@ COPY libs ./libs
 RUN npm run build
 
 FROM node:24-bookworm-slim AS runtime
-# NODE_OPTIONS: V8's young generation at 64 MB semi-spaces for both apps (why: scripts/start.sh)
+# NODE_OPTIONS: V8's young generation at 64 MB semi-spaces for every app (why: scripts/start.sh)
 ENV NODE_ENV=production \
     NODE_OPTIONS=--max-semi-space-size=64 \
     HOST=0.0.0.0 \
@@ -24,7 +24,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 USER node
-EXPOSE 3000 3001
+EXPOSE 3000 3001 3002
 # Liveness only (no dependency): readiness (/health) is for the load balancer, not for restarting.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.HEALTH_PORT||process.env.PORT||3000)+'/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"

@@ -11,16 +11,29 @@ import prettier from 'eslint-config-prettier';
 // Apps and libraries: no app imports another app (shared code goes to libs/, e.g. libs/contracts), and
 // libraries never import an app.
 //
-// Feature folders of apps/seat-api/src depend one way, from the bottom up:
+// Feature folders of apps/seat-api/src depend one way, from the bottom up: FEATURE_ORDER below lists,
+// for each folder, the folders it may import, all of them earlier in the list (checked below); any other
+// feature folder is refused. Where a folder is used through some of its files only (its public surface),
+// those are named: the catalogue's is catalogue.service, catalogue.module, policy/event-policy(.service);
+// the outbox's is outbox.module, outbox-relay.service (the relay, whose records the sweeper announces).
 //   common      shared plumbing (errors, pipes, caches, validation): imports no feature
 //   auth        -> common
 //   rate-limit  -> auth, common
-//   hold-store  the Redis hold store, the shared lower layer every feature may use: imports no feature
-//   catalogue   -> hold-store, rate-limit, auth, common; never holds
-//   holds       -> catalogue's public surface only (catalogue.service, catalogue.module), hold-store, ...
-//   seat-map    -> catalogue's public surface (+ catalogue/seat-cache, see below), hold-store, ...
-//   expiry      -> hold-store and the confirm rule (holds/confirm: confirm.module, confirm-settlement)
-//   health      -> the outbox's public surface (expiry/outbox: outbox.module, outbox-relay.service)
+//   hold-store  the Redis hold store: imports nothing of the app
+//   catalogue   -> hold-store, auth, common
+//   audit       -> the catalogue's public surface, hold-store, auth, common
+//   queue       -> audit, the catalogue's public surface, hold-store, rate-limit, auth, common: on-sale
+//                  queues, and the admission passes the gate of holds reads
+//   holds       -> queue, audit, the catalogue's public surface, hold-store, rate-limit, auth, common
+//   waitlist    -> holds (holds.module, holds.service, allocation/best-available.dto), the catalogue's
+//                  public surface, auth, common (the seat API's HTTP side of the waiting list)
+//   seat-map    -> the catalogue's public surface (+ catalogue/seat-cache, see below), hold-store,
+//                  rate-limit, auth, common
+//   shards      -> hold-store, common: which instance sweeps and relays each shard
+//   outbox      -> shards, hold-store, common: every seat change's records, from Redis streams to Kafka
+//   expiry      -> the outbox's public surface, shards, the confirm rule (holds/confirm: confirm.module,
+//                  confirm-settlement), hold-store, auth, common
+//   health      -> the outbox's public surface, auth
 //   seat-picker imports no feature
 // and only the composition root (app.module.ts, main.ts, bootstrap/) imports app.module or bootstrap/.
 // Specs are exempt from the folder rules (they reach into what they test), not from the app rules.
@@ -45,19 +58,101 @@ const NOT_ROOT = ban(
   '(^|/)(app\\.module|main)$|(^|/)bootstrap/',
   'Only the composition root (app.module.ts, main.ts, bootstrap/) imports app.module or bootstrap/.',
 );
-const folder = (name, why) => ban(`(^|/)${name}(/|$)`, why);
-const below = (who) =>
-  `${who} is lower in the feature order (see eslint.config.mjs) and must not depend on it.`;
-const NOT_UPPER = (who, names) => names.map((n) => folder(n, below(who)));
-/** holds/ except the given entry points. */
-const holdsExcept = (who, allowed) =>
-  ban(`(^|/)holds/(?!(${allowed.join('|')})$)`, `${who} may use holds/ only through ${allowed.join(', ')}.`);
+
+/** A folder used through these files only (paths inside it, without `.ts`). */
+const surface = (name, files) => ({ name, files });
+const CATALOGUE = surface('catalogue', [
+  'catalogue.service',
+  'catalogue.module',
+  'policy/event-policy',
+  'policy/event-policy.service',
+]);
+const OUTBOX = surface('outbox', ['outbox.module', 'outbox-relay.service']);
+
+const FEATURE_ORDER = [
+  ['common', []],
+  ['auth', ['common']],
+  ['rate-limit', ['auth', 'common']],
+  ['hold-store', []], // and nothing of the app at all: see its own rule below
+  ['catalogue', ['hold-store', 'auth', 'common']],
+  ['audit', [CATALOGUE, 'hold-store', 'auth', 'common']],
+  ['queue', ['audit', CATALOGUE, 'hold-store', 'rate-limit', 'auth', 'common']],
+  ['holds', ['queue', 'audit', CATALOGUE, 'hold-store', 'rate-limit', 'auth', 'common']],
+  [
+    'waitlist',
+    [
+      surface('holds', ['holds.module', 'holds.service', 'allocation/best-available.dto']),
+      CATALOGUE,
+      'auth',
+      'common',
+    ],
+  ],
+  [
+    'seat-map',
+    [
+      // Allowed on purpose: the seat map sizes its snapshots with the catalogue's seat layout types and
+      // estimator (catalogue/seat-cache.ts). They belong on the catalogue's public surface; until they
+      // move, this one internal file is allowed.
+      surface('catalogue', [...CATALOGUE.files, 'seat-cache']),
+      'hold-store',
+      'rate-limit',
+      'auth',
+      'common',
+    ],
+  ],
+  ['shards', ['hold-store', 'common']],
+  ['outbox', ['shards', 'hold-store', 'common']],
+  [
+    'expiry',
+    [
+      OUTBOX,
+      'shards',
+      surface('holds', ['confirm/confirm.module', 'confirm/confirm-settlement']),
+      'hold-store',
+      'auth',
+      'common',
+    ],
+  ],
+  ['health', [OUTBOX, 'auth']],
+  ['seat-picker', []],
+];
+const FEATURES = FEATURE_ORDER.map(([name]) => name);
+
+/** A relative import that names the folder `name` (`../holds`, `../../holds/confirm/x`). */
+const into = (name) => `^\\.\\.?/(.*/)?${name}`;
+const escape = (path) => path.replace(/\./g, '\\.');
+
+/** The patterns of one feature folder: every other feature it does not list is refused. */
+function featureRules(who, allowed) {
+  const surfaces = new Map(allowed.map((a) => (typeof a === 'string' ? [a, null] : [a.name, a.files])));
+  const list = [...surfaces.keys()].join(', ') || 'no feature';
+  const order = `${who}/ imports ${list} only (FEATURE_ORDER in eslint.config.mjs).`;
+  return FEATURES.filter((name) => name !== who && surfaces.get(name) !== null).map((name) => {
+    const files = surfaces.get(name);
+    return files
+      ? ban(
+          `${into(name)}/(?!(${files.map(escape).join('|')})$)`,
+          `${who}/ may use ${name}/ only through ${files.join(', ')}.`,
+        )
+      : ban(`${into(name)}(/|$)`, order);
+  });
+}
+
+// The order is one way: a folder lists only folders earlier in FEATURE_ORDER.
+FEATURE_ORDER.forEach(([who, allowed], i) => {
+  for (const a of allowed) {
+    const name = typeof a === 'string' ? a : a.name;
+    if (!FEATURES.slice(0, i).includes(name)) {
+      throw new Error(`eslint.config.mjs: ${who} lists ${name}, which is not below it in FEATURE_ORDER`);
+    }
+  }
+});
 
 /** One config object per folder: a file gets exactly one `no-restricted-imports` (later ones replace it). */
-const seatApiFolder = (dir, patterns, ignores = []) => ({
+const seatApiFolder = ([dir, allowed]) => ({
   files: [`${SEAT_API}/${dir}/**/*.ts`],
-  ignores: [...SPECS, ...ignores],
-  rules: restrict([NOT_CONSUMER, NOT_WAITLIST_APP, NOT_ROOT, ...patterns]),
+  ignores: SPECS,
+  rules: restrict([NOT_CONSUMER, NOT_WAITLIST_APP, NOT_ROOT, ...featureRules(dir, allowed)]),
 });
 
 const boundaries = [
@@ -65,39 +160,7 @@ const boundaries = [
   { files: ['apps/expiry-consumer/**/*.ts'], rules: restrict([NOT_SEAT_API, NOT_WAITLIST_APP]) },
   { files: ['apps/waitlist/**/*.ts'], rules: restrict([NOT_SEAT_API, NOT_CONSUMER]) },
   { files: ['libs/**/*.ts'], rules: restrict([NOT_APPS]) },
-  seatApiFolder(
-    'common',
-    NOT_UPPER('common', [
-      'hold-store',
-      'auth',
-      'rate-limit',
-      'holds',
-      'catalogue',
-      'seat-map',
-      'expiry',
-      'health',
-      'seat-picker',
-    ]),
-  ),
-  seatApiFolder(
-    'auth',
-    NOT_UPPER('auth', ['rate-limit', 'holds', 'catalogue', 'seat-map', 'expiry', 'health', 'seat-picker']),
-  ),
-  seatApiFolder(
-    'rate-limit',
-    NOT_UPPER('rate-limit', ['holds', 'catalogue', 'seat-map', 'expiry', 'health', 'seat-picker']),
-  ),
-  seatApiFolder('catalogue', [
-    folder('holds', 'catalogue/ uses the hold store (hold-store/), never holds/.'),
-    ...NOT_UPPER('catalogue', ['seat-map', 'expiry', 'health', 'seat-picker']),
-  ]),
-  seatApiFolder('holds', [
-    ban(
-      '(^|/)catalogue/(?!(catalogue\\.(service|module)|policy/event-policy(\\.service)?)$)',
-      'holds/ may use the catalogue only through its public surface: catalogue.service, catalogue.module, policy/event-policy(.service).',
-    ),
-    ...NOT_UPPER('holds', ['seat-map', 'expiry', 'health', 'seat-picker']),
-  ]),
+  ...FEATURE_ORDER.filter(([dir]) => dir !== 'hold-store').map(seatApiFolder),
   // The hold store imports nothing of the app: from hold-store/*.ts any `../` leaves it, from its
   // subfolders (lua/) any `../../` does.
   {
@@ -116,32 +179,6 @@ const boundaries = [
       ban('^\\.\\./\\.\\./', 'hold-store is the lowest layer: it imports nothing of the app.'),
     ]),
   },
-  seatApiFolder('seat-map', [
-    // Allowed on purpose: the seat map sizes its snapshots with the catalogue's seat layout types and
-    // estimator (catalogue/seat-cache.ts). They belong on the catalogue's public surface; until they
-    // move, this one internal file is allowed.
-    ban(
-      '(^|/)catalogue/(?!(catalogue\\.(service|module)|seat-cache)$)',
-      'seat-map/ may use the catalogue only through its public surface: catalogue.service, catalogue.module.',
-    ),
-    folder('holds', 'seat-map/ uses the hold store (hold-store/), never holds/.'),
-    ...NOT_UPPER('seat-map', ['expiry', 'health', 'seat-picker']),
-  ]),
-  seatApiFolder('expiry', [
-    holdsExcept('expiry', ['confirm/confirm\\.module', 'confirm/confirm-settlement']),
-    ...NOT_UPPER('expiry', ['catalogue', 'seat-map', 'health', 'seat-picker']),
-  ]),
-  seatApiFolder('health', [
-    ban(
-      '(^|/)expiry/(?!outbox/(outbox\\.module|outbox-relay\\.service)$)',
-      'health/ may use the expiry pipeline only through the outbox: outbox.module, outbox-relay.service.',
-    ),
-    ...NOT_UPPER('health', ['holds', 'catalogue', 'seat-map', 'seat-picker']),
-  ]),
-  seatApiFolder(
-    'seat-picker',
-    NOT_UPPER('seat-picker', ['holds', 'catalogue', 'seat-map', 'expiry', 'health']),
-  ),
 ];
 
 export default tseslint.config(

@@ -31,10 +31,7 @@ const CLUSTER = [
   'test/expiry/expirations-query.e2e-spec.ts',
   'test/expiry/expiry-metrics.e2e-spec.ts',
   'test/expiry/expiry-pipeline.e2e-spec.ts',
-  'test/expiry/outbox-faults.e2e-spec.ts',
   'test/expiry/reconciler-isolation.e2e-spec.ts',
-  'test/expiry/seat-status.e2e-spec.ts',
-  'test/expiry/shard-ownership.e2e-spec.ts',
   'test/holds/accessible-seats-for-all.e2e-spec.ts',
   'test/holds/auth.e2e-spec.ts',
   'test/holds/best-available.e2e-spec.ts',
@@ -53,6 +50,9 @@ const CLUSTER = [
   'test/holds/redis-stall.e2e-spec.ts',
   'test/holds/token-lifetime.e2e-spec.ts',
   'test/infrastructure/hold-shards-cluster.e2e-spec.ts',
+  'test/outbox/outbox-faults.e2e-spec.ts',
+  'test/outbox/seat-status.e2e-spec.ts',
+  'test/shards/shard-ownership.e2e-spec.ts',
   // the waiting list's Kafka and PostgreSQL fault drills (offers-exactly-once, offers-outages,
   // leave-during-offer) run once: they take minutes, and their one Redis part, a hold replayed by its
   // Idempotency-Key, is in the idempotency files above; a rebalance in the middle of a burst, with offer

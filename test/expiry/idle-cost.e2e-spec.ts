@@ -6,8 +6,8 @@
  */
 import Redis from 'ioredis';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { OutboxRelayService } from '../../apps/seat-api/src/expiry/outbox/outbox-relay.service';
-import { ShardOwnership } from '../../apps/seat-api/src/expiry/shards/shard-ownership.service';
+import { OutboxRelayService } from '../../apps/seat-api/src/outbox/outbox-relay.service';
+import { ShardOwnership } from '../../apps/seat-api/src/shards/shard-ownership.service';
 import { SweeperService } from '../../apps/seat-api/src/expiry/sweeper.service';
 import { INSTANCES_KEY } from '../../apps/seat-api/src/hold-store';
 import { eventually } from '@test/support/eventually';

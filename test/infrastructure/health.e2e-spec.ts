@@ -7,8 +7,8 @@
 import 'reflect-metadata';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createSeatApi } from '../../apps/seat-api/src/bootstrap/create-app';
-import { OutboxRelayService } from '../../apps/seat-api/src/expiry/outbox/outbox-relay.service';
-import { ShardOwnership } from '../../apps/seat-api/src/expiry/shards/shard-ownership.service';
+import { OutboxRelayService } from '../../apps/seat-api/src/outbox/outbox-relay.service';
+import { ShardOwnership } from '../../apps/seat-api/src/shards/shard-ownership.service';
 import { eventually } from '@test/support/eventually';
 import { PrivateKafka } from '@test/support/private-kafka';
 import { PrivateRedis, startPrivateRedis } from '@test/support/private-redis';

@@ -19,9 +19,6 @@ import {
   TEST_LUA_DIR,
 } from '@test/support/lua/manifest';
 import { CLAIM_DUE } from './expiry/shard-wake';
-import { SETTLE_WITH_MALFORMED } from './expiry/outbox/outbox-streams';
-import { HEARTBEAT } from './expiry/shards/membership';
-import { RELEASE, RENEW_AND_TAKE } from './expiry/shards/shard-leases';
 import {
   EVENT_SCRIPTS,
   eventScriptSpec,
@@ -30,7 +27,10 @@ import {
   SEAT_MAP_SCRIPTS,
 } from './hold-store/lua/manifest';
 import { CLAIM_KEY, FREE_CLAIM } from './holds/idempotency/idempotency.service';
+import { SETTLE_WITH_MALFORMED } from './outbox/outbox-streams';
 import { SYNC_SCRIPT } from './rate-limit/synced-throttler.storage';
+import { HEARTBEAT } from './shards/membership';
+import { RELEASE, RENEW_AND_TAKE } from './shards/shard-leases';
 
 const ROOT = resolve(__dirname, '..', '..', '..');
 /** The reader every script runs first (it alone touches KEYS and ARGV). */

@@ -77,7 +77,7 @@ export class BaseEnvironment {
   @Matches(/^[A-Za-z0-9._-]{1,200}$/)
   KAFKA_TOPIC_SEAT_STATUS: string = 'seat.status';
 
-  /** Partitions of the topics an app creates when they are missing (both apps may create them). */
+  /** Partitions of the topics an app creates when they are missing (every app may create them). */
   @EnvInteger(1, 1000)
   KAFKA_TOPIC_PARTITIONS: number = 6;
 

@@ -15,7 +15,7 @@ const LEVEL: Record<logLevel, 'warn' | 'log' | 'debug' | undefined> = {
 };
 
 export interface KafkaLogOptions {
-  /** Where the lines go; default Nest's Logger, so whatever the app installed (pino in both apps). */
+  /** Where the lines go; default Nest's Logger, so whatever the app installed (pino in every app). */
   logger?: LoggerService;
   /**
    * Window in which identical lines (same namespace, level and message) are written once. The next one

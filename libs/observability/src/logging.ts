@@ -54,7 +54,7 @@ export function installRequestScope(fastify: FastifyInstance): void {
 }
 
 /**
- * nestjs-pino settings shared by both apps: structured JSON (or one pretty line), no line per request (the
+ * nestjs-pino settings shared by every app: structured JSON (or one pretty line), no line per request (the
  * service answers thousands a second; errors are logged by the error filter, and every answer is in the
  * `http_request_duration_seconds` metric), and no secrets: Authorization headers are never logged. Every
  * line written while a request is handled carries its `requestId` (installRequestScope), whichever

@@ -2,10 +2,10 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { AppConfig } from '@app/config';
 import { DistributedLock } from '@app/distributed-lock';
+import { settleWithin } from '../common/settle-within';
 import { ConfirmSettlement } from '../holds/confirm/confirm-settlement';
 import { HoldStore } from '../hold-store';
 import { stuckConfirms } from './expiry.metrics';
-import { settleWithin } from './settle-within';
 import { StuckConfirms } from './stuck-confirms';
 
 /** Name of the reconciler's interval in the SchedulerRegistry. */

@@ -1,12 +1,12 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { AppConfig } from '@app/config';
+import { settleWithin } from '../common/settle-within';
 import { HoldStore } from '../hold-store';
+import { OutboxRelayService } from '../outbox/outbox-relay.service';
+import { ShardOwnership } from '../shards/shard-ownership.service';
 import { seatsExpired, sweepDuration } from './expiry.metrics';
-import { OutboxRelayService } from './outbox/outbox-relay.service';
 import { ShardWake } from './shard-wake';
-import { ShardOwnership } from './shards/shard-ownership.service';
-import { settleWithin } from './settle-within';
 import { StuckConfirms } from './stuck-confirms';
 
 /** A sweep never runs away with Redis: at most this many batches per shard per tick. */

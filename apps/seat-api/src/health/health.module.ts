@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { OutboxModule } from '../expiry/outbox/outbox.module';
+import { OutboxModule } from '../outbox/outbox.module';
 import { HealthController } from './health.controller';
 import { OutboxHealthIndicator } from './indicators/outbox.health';
 import { ReplicasHealthIndicator } from './indicators/replicas.health';

@@ -11,8 +11,8 @@
  * Per event (`hold:{s<k>}:<eventId>:…`):
  *   seats   HASH  seatId -> "H|hid|expireAtMs|fence" (held), "B|hid|0|fence" (booked; "B||0|fence" when
  *                 restored from PostgreSQL), "F||0|fence" (free). A freed seat keeps its last fencing token, so
- *                 a stale lock holder cannot write after a release. Lock-free readers (seat-conflicts.ts, the
- *                 seat-map scan in seat-change-log.ts) need expireAt here, without the hold's record.
+ *                 a stale lock holder cannot write after a release. Lock-free readers (lua/seat-conflicts.lua,
+ *                 the seat-map scan in seat-change-log.ts) need expireAt here, without the hold's record.
  *   holds:<b> HASH hid -> packed cmsgpack record (lua/hold-records.lua): positional, a status code, times
  *                 as offsets from createdAt, trailing defaults left out (~40 B for an ACTIVE 1-seat hold)
  *   due:<b> ZSET  hid -> expireAtMs for ACTIVE holds, confirm deadline for CONFIRMING ones
@@ -25,19 +25,23 @@
  *                 seat cap), users packed into 4,096 buckets by the first 3 hex digits of SHA-1(userId)
  *                 (lua/user-index.lua user_entry; ~25 B per user instead of a ~74 B field of its own)
  *   gc      ZSET  hid -> when an ended hold may be forgotten (after HOLD_RETENTION_SECONDS)
- *   meta    HASH  seat-map meta: v = the event's change version (bumped once per change-log entry),
- *                 held / booked = how many seats the seats hash holds as 'H' (lapsed or not) and 'B';
- *                 hold buckets: hl (level), hp (split pointer), hn (hold records); the free-seat index:
- *                 ax ('1' once built), or (the event's orphan-seat rule, kept with it)
+ *   meta    HASH  v = the event's change version (bumped once per change-log entry), e = the change log's
+ *                 epoch (Redis TIME when versions started again at 1, lua/change-log.lua); held / booked =
+ *                 how many seats the seats hash holds as 'H' (lapsed or not) and 'B'; hold buckets: hl
+ *                 (level), hp (split pointer), hn (hold records); pv = the policy version every new hold is
+ *                 checked against, or = its orphan-seat rule (lua/policy-version.lua); ax = '1' once the
+ *                 free-seat index is built; over = '1' once the event takes no hold (lua/event-retention.lua)
  *   changes STREAM the change log seat-map readers follow (lua/change-log.lua): entry id `<v>-0`, fields
  *                 seatId -> 'A' (available), 'B' (booked), 'H<expireAtMs>' (held until then) or 'H0'
  *                 (held while a confirm is in flight, whatever the time); trimmed to about
  *                 CHANGE_LOG_MAX_ENTRIES entries
- *   staff   HASH  actionId -> 'A' (applied) or 'X' (given up): the staff actions that changed this event's
- *                 holds (lua/force-release.lua), by which their audit entries in PostgreSQL are settled;
- *                 kept HOLD_RETENTION_SECONDS after its last write (PEXPIRE), not removed with the event
- *   q, q:e, q:n, q:p, q:t  the event's on-sale queue, if it has one (lua/queue.lua says what each holds):
- *                 ~180 B per entry that joined (bench:queue); deleted with the event
+ *   staff   HASH  actionId -> 'A' (applied, lua/hold-lifecycle.lua staff_applied: force release, hold on
+ *                 behalf, block, unblock, booking cancel, the queue's set-up and controls) or 'X' (given up,
+ *                 lua/settle-staff-action.lua): the staff actions that changed this event's seats or queue,
+ *                 by which their audit entries in PostgreSQL are settled; kept HOLD_RETENTION_SECONDS after
+ *                 its last write (PEXPIRE), not removed with the event
+ *   q, q:e, q:n, q:p, q:t  the event's on-sale queue, if it has one (lua/queue.lua says what each holds);
+ *                 deleted with the event
  *   rows, rowinfo, runs:1 .. runs:10, acc  the free-seat index (lua/allocation-index.lua): per row
  *                 `<section>-<row>` its seats free or taken, its rank, section, category and wheelchair /
  *                 companion seats; the rows with 1 .. 10 free seats side by side, and those with a
@@ -50,14 +54,14 @@
  * entry ~30 B (listpack buckets, the bucket keys and the head included), a user ~29 B, the change log
  * ~7 B amortised: about 221 B for a 1-seat hold (346 B with one hashtable and one skiplist per event),
  * 154 / 144 B per seat for 2 / 4 seats. A record above
- * 64 B (4 seat ids, or a long user id) turns its bucket into a hashtable, as before (~100 B a record).
+ * 64 B (4 seat ids, or a long user id) turns its bucket into a hashtable (~100 B a record).
  * Small events pay for their few keys: 262 / 211 / 204 B per held seat with 50 / 100 / 200 holds each.
  *
  * Per shard (`hold:{s<k>}:…`):
  *   due     ZSET  eventId -> the earliest due time among the event's holds (or earlier: scripts only
  *                 lower it, ZADD LT; the sweep sets it right when it visits). The sweep of a shard reads
  *                 only its head, then each due event's own due head. Two levels keep the bytes per held
- *                 seat what they were (hold entries stay 11-char hids inside the event's keys).
+ *                 seat low: hold entries stay 11-char hids inside the event's keys, without the event id.
  *   gc      ZSET  eventId -> the earliest time an ended hold of the event may be forgotten (same rule)
  *   events  ZSET  eventId -> retain-until (event start + HOLD_EVENT_RETENTION_SECONDS): past it, an event
  *                 with no live hold (empty due) and no ended hold kept (empty gc) loses all its keys, by
@@ -71,14 +75,15 @@
  *
  * Locks: seat locks `seat:{s<k>}:<eventId>:<seatId>` (holds/seat-lock.ts) draw fencing tokens from the
  * shard's counter `lock:fence:{s<k>}` (DistributedLockService.fenceKey('{s<k>}')), which every hold script
- * gets as its key `fence` (lua/manifest.ts EVENT_KEYS): it compares a token with it atomically (lua/seats.lua, fence_ok()). The store never
- * INCRs it; it only raises it to a seat's fence after Redis lost the counter. Tokens thus increase per
+ * gets as its key `fence` (lua/manifest.ts EVENT_KEYS): it compares a token with it atomically
+ * (lua/seats.lua, fence_ok()). The store never INCRs it; it only raises it to a seat's fence after Redis
+ * lost the counter. Tokens thus increase per
  * shard (shared by its events), which is all fencing needs.
  *
  * Deployment-wide (one key each, no tag):
  *   hold:instances    ZSET instance -> Redis time of its last heartbeat (live instances)
  *   hold:shard-leases HASH shard -> "<instance>|<until ms>": which instance sweeps and relays each shard
- *                     (expiry/shards/shard-leases.lua)
+ *                     (shards/shard-leases.lua)
  *   hold:queues       SET  the events with an on-sale queue, stepped by every instance (queue/)
  *   hold:wake         ZSET shard -> when the shard next has work (its earliest due hold, forget time or
  *                     event removal; or sooner): the sweeper reads this one key per tick instead of every
@@ -112,7 +117,7 @@ export interface ShardKeys {
 /** Registry of live instances (membership heartbeats for the fair share of shards): one key, no tag. */
 export const INSTANCES_KEY = 'hold:instances';
 
-/** The shard leases of the deployment (expiry/shards/shard-leases.lua): one hash, no tag. */
+/** The shard leases of the deployment (shards/shard-leases.lua): one hash, no tag. */
 export const SHARD_LEASES_KEY = 'hold:shard-leases';
 
 /** When each shard next has work (see the layout above): one sorted set, no tag. */

@@ -140,7 +140,7 @@ export class HoldScripts {
   }
 
   /**
-   * The relay reads the streams of the shards the sweeper just swept (expiry/outbox/outbox-meter.ts), and a
+   * The relay reads the streams of the shards the sweeper just swept (outbox/outbox-meter.ts), and a
    * hold's own changes are not due work: the shard's entry in the wake index is set to 0 so that its owner,
    * whichever instance, sweeps it at its next tick and the relay publishes what was written. One ZADD per
    * shard per STATUS_WAKE_MS, sent after every write of that time (its scripts answered first), not

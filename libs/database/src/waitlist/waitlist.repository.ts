@@ -26,9 +26,9 @@ const POSITION = `CASE WHEN e.status = 'WAITING' THEN 1 + (
   )::int END`;
 
 /**
- * Every statement on the waiting list's tables, for both apps: the seat API joins, reads and leaves
- * (apps/seat-api/src/waitlist), apps/waitlist makes the offers and follows them (accepted, lapsed). One
- * home, so the queue's order and the entry's states mean the same on both sides.
+ * Every statement on the waiting list's tables, for the two apps that use them: the seat API joins, reads
+ * and leaves (apps/seat-api/src/waitlist), apps/waitlist makes the offers and follows them (accepted,
+ * lapsed). One home, so the queue's order and the entry's states mean the same on both sides.
  */
 @Injectable()
 export class WaitlistRepository {

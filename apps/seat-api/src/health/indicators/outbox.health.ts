@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
-import { OutboxRelayService } from '../../expiry/outbox/outbox-relay.service';
+import { OutboxRelayService } from '../../outbox/outbox-relay.service';
 
 /**
- * The SeatExpired outbox: depth, age of the oldest record, and whether it drains. Never `down`: records
- * wait safely in Redis and the API keeps serving holds, so a stuck outbox (Kafka down, a relay failing,
- * records older than OUTBOX_STALE_AFTER_MS) is `degraded` (HTTP 200) with the reason.
+ * The outbox (every seat change on its way to Kafka): depth, age of the oldest record, and whether it
+ * drains. Never `down`: records wait safely in Redis and the API keeps serving holds, so a stuck outbox
+ * (Kafka down, a relay failing, records older than OUTBOX_STALE_AFTER_MS) is `degraded` (HTTP 200) with
+ * the reason.
  */
 @Injectable()
 export class OutboxHealthIndicator {

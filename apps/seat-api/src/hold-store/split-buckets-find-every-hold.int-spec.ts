@@ -250,7 +250,7 @@ it('garbage collection forgets records in every bucket and counts them out; an e
  * One event's SeatExpired records are written in expireAt order, also when a backlog is swept in several
  * steps (the relay keeps the stream's order to Kafka). A step that took a bucket's due holds up to its
  * budget before looking at the next bucket wrote a later hold of one bucket before an earlier hold of
- * another (seen as a rare failure of the relay order test in test/expiry/shard-ownership.e2e-spec.ts,
+ * another (seen as a rare failure of the relay order test in test/shards/shard-ownership.e2e-spec.ts,
  * whose sweeps take 25 holds a step): 150 holds over 4 buckets, interleaved in time, swept 7 at a time.
  */
 it('writes one event’s SeatExpired records in expireAt order when its backlog spans buckets and steps', async () => {

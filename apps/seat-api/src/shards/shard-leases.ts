@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
 import { LuaScript } from '@app/redis';
-import { SHARD_LEASES_KEY } from '../../hold-store';
+import { SHARD_LEASES_KEY } from '../hold-store';
 
 export const RENEW_AND_TAKE = new LuaScript(__dirname, {
   file: 'shard-leases.lua',

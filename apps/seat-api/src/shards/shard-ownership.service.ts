@@ -12,8 +12,8 @@ import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
 import { AppConfig } from '@app/config';
 import { REDIS_CLIENT } from '@app/redis';
-import { HoldStore } from '../../hold-store';
-import { settleWithin } from '../settle-within';
+import { settleWithin } from '../common/settle-within';
+import { HoldStore } from '../hold-store';
 import { Membership } from './membership';
 import { ShardLeases } from './shard-leases';
 
@@ -47,8 +47,8 @@ interface OwnedShard {
  * Fair share: every rebalance beats into the membership set and counts the live instances L; an instance
  * keeps at most ceil(N / L) + SHARD_SLACK shards, releases the extras (so a newcomer gets some) and takes
  * free ones while under that. The quotas add up to at least N, so every shard has an owner once the
- * leases of the dead have run out. One owner per shard is what keeps one event's SeatExpired messages in
- * order on Kafka: its records sit in one stream, read by one relay. Instances with SWEEPER_ENABLED=false
+ * leases of the dead have run out. One owner per shard is what keeps one event's seat changes in order
+ * on Kafka: its records sit in one stream, read by one relay. Instances with SWEEPER_ENABLED=false
  * take no part.
  */
 @Injectable()

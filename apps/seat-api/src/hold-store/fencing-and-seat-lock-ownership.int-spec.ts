@@ -2,7 +2,9 @@
  * Fencing after Redis loses data, against a real Redis. The lock's counter (INCR per hash tag) can restart
  * from 0 (restart without persistence, FLUSHALL, eviction) while seats still carry tokens drawn before:
  * the store compares every token with the counter, refuses tokens the counter never issued, and raises
- * the counter to the highest fence it finds, so writers recover after at most one refusal.
+ * the counter to the highest fence it finds, so writers recover after at most one refusal. And a hold
+ * written in the seat locks' pipelined section checks that every lock is still the request's own
+ * (NOT_LOCKED otherwise, writing nothing) and lets go of them as its last change.
  */
 import Redis from 'ioredis';
 import { loadConfig } from '@app/config';

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { AppConfig } from '@app/config';
-import { settleWithin } from '../settle-within';
+import { settleWithin } from '../common/settle-within';
 import { OutboxRelayService } from './outbox-relay.service';
 
 /** Name of the relay's interval in the SchedulerRegistry. */

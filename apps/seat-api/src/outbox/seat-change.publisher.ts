@@ -3,9 +3,9 @@ import { Kafka, Message, Producer } from 'kafkajs';
 import { AppConfig } from '@app/config';
 import { SEAT_EXPIRED_TYPE, seatExpiredKafkaMessage, seatStatusKafkaMessage } from '@app/contracts';
 import { KAFKA } from '@app/kafka';
-import { expiryLag, published, sweepLag } from '../expiry.metrics';
 import { keyedPartitioner } from './keyed-partitioner';
 import { OutboxEvent } from './outbox-record';
+import { expiryLag, published, sweepLag } from './outbox.metrics';
 
 /** Kafka did not take a batch (unreachable, timed out, refused). The records stay in the outbox. */
 export class KafkaPublishError extends Error {
@@ -28,7 +28,7 @@ export class KafkaPublishError extends Error {
  * broken; the next publish connects a new one.
  */
 @Injectable()
-export class SeatExpiredPublisher implements OnApplicationShutdown {
+export class SeatChangePublisher implements OnApplicationShutdown {
   private producer?: Producer;
 
   constructor(

@@ -8,7 +8,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type Redis from 'ioredis';
 import { REDIS_CLIENT } from '@app/redis';
 import { createSeatApi } from '../../apps/seat-api/src/bootstrap/create-app';
-import { SHARD_SLACK, ShardOwnership } from '../../apps/seat-api/src/expiry/shards/shard-ownership.service';
+import { SHARD_SLACK, ShardOwnership } from '../../apps/seat-api/src/shards/shard-ownership.service';
 import { HoldIds, HoldStore } from '../../apps/seat-api/src/hold-store';
 import { eventually, TopicProbe } from '@test/support/kafka-probe';
 import { Api, createEvent, startApi } from '@test/support/seat-api';

@@ -1,13 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { malformedRecords, publishFailures, relayRedisErrors } from '../expiry.metrics';
 import { ShardOwnership } from '../shards/shard-ownership.service';
 import { OutboxMeter, WaitingStream } from './outbox-meter';
 import { eventFromOutbox, OutboxEvent } from './outbox-record';
 import { OutboxStreams } from './outbox-streams';
+import { malformedRecords, publishFailures, relayRedisErrors } from './outbox.metrics';
 import { PublishRound } from './publish-round';
 import { RelayBackoff } from './relay-backoff';
-import { KafkaPublishError, SeatExpiredPublisher } from './seat-expired.publisher';
+import { KafkaPublishError, SeatChangePublisher } from './seat-change.publisher';
 
 /** While Kafka is down, attempts are spaced up to this much (see RelayBackoff). */
 const MAX_BACKOFF_MS = 2000;
@@ -40,7 +40,7 @@ export interface OutboxHealth {
  *
  * A failure is Kafka's (KafkaPublishError: the producer is dropped and attempts back off) or Redis's
  * (the producer is kept: a Redis blip says nothing about Kafka). The
- * scheduling is OutboxRelayJob's; Redis streams are OutboxStreams'; Kafka is SeatExpiredPublisher's.
+ * scheduling is OutboxRelayJob's; Redis streams are OutboxStreams'; Kafka is SeatChangePublisher's.
  */
 @Injectable()
 export class OutboxRelayService {
@@ -54,7 +54,7 @@ export class OutboxRelayService {
   constructor(
     private readonly meter: OutboxMeter,
     private readonly streams: OutboxStreams,
-    private readonly publisher: SeatExpiredPublisher,
+    private readonly publisher: SeatChangePublisher,
     private readonly shards: ShardOwnership,
     private readonly config: AppConfig,
   ) {

@@ -7,8 +7,8 @@
 import { SchedulerRegistry } from '@nestjs/schedule';
 import Redis from 'ioredis';
 import { HoldIds, HoldStore } from '../../apps/seat-api/src/hold-store';
-import { OutboxMeter } from '../../apps/seat-api/src/expiry/outbox/outbox-meter';
-import { OutboxRelayService } from '../../apps/seat-api/src/expiry/outbox/outbox-relay.service';
+import { OutboxMeter } from '../../apps/seat-api/src/outbox/outbox-meter';
+import { OutboxRelayService } from '../../apps/seat-api/src/outbox/outbox-relay.service';
 import { eventually, TopicProbe } from '@test/support/kafka-probe';
 import { PrivateKafka } from '@test/support/private-kafka';
 import { Api, createEvent, startApi } from '@test/support/seat-api';

@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
 import { LuaScript } from '@app/redis';
-import { INSTANCES_KEY } from '../../hold-store';
+import { INSTANCES_KEY } from '../hold-store';
 
 /** heartbeat.lua: beats, forgets silent instances, answers how many are live. */
 export const HEARTBEAT = new LuaScript(__dirname, {

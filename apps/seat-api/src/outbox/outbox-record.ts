@@ -16,7 +16,7 @@ export type OutboxEntry = [id: string, fields: string[]];
 
 /**
  * What the outbox carries to Kafka: every seat change, on seat.status; SeatExpired also on seat.expired,
- * which carries nothing else (SeatExpiredPublisher routes them).
+ * which carries nothing else (SeatChangePublisher routes them).
  */
 export type OutboxEvent = SeatStatusCloudEvent;
 

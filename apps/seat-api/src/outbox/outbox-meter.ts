@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
 import { REDIS_CLIENT } from '@app/redis';
-import { HoldStore } from '../../hold-store';
-import { outboxDepth, outboxOldestAge } from '../expiry.metrics';
+import { HoldStore } from '../hold-store';
 import { ShardOwnership } from '../shards/shard-ownership.service';
 import type { OutboxEntry } from './outbox-record';
+import { outboxDepth, outboxOldestAge } from './outbox.metrics';
 
 /** A shard's outbox stream. */
 export interface OutboxStream {
