@@ -46,7 +46,8 @@ export function spawnApi(cwd: string, env: Record<string, string | undefined>): 
         }
       }),
     stop: async () => {
-      if (child.exitCode === null) {
+      // a process killed by a signal has no exitCode, only a signalCode: it exited all the same
+      if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');
         await new Promise((r) => child.once('exit', r));
       }
