@@ -3,8 +3,8 @@
  * instances: 429 RATE_LIMITED with Retry-After in the error envelope, per user (not per address) when a
  * token is sent, and one caller's count shared across instances.
  */
-import Redis from 'ioredis';
 import { SyncedThrottlerStorage } from '../../apps/seat-api/src/rate-limit/synced-throttler.storage';
+import { monitorRedis } from '@test/support/redis-monitor';
 import { eventually } from '@test/support/eventually';
 import { Api, createEvent, startApi } from '@test/support/seat-api';
 
@@ -104,12 +104,10 @@ describe('rate limits', () => {
 
   it('sync the counts of many callers in one Redis call, not one per caller', async () => {
     // every hold from another user (a sale) must not cost a Redis command per caller per sync interval
-    const monitor = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-    const feed = await monitor.monitor();
     const callers = Array.from({ length: 20 }, (_, i) => `rl-many-${i}`);
     const calls: string[][] = [];
     // commands a client sent, not those a script ran (MONITOR shows both; the latter with source "lua")
-    feed.on('monitor', (_time: string, args: string[], source: string) => {
+    const feed = await monitorRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', (args, source) => {
       if (!source.includes('lua') && args.some((a) => a.includes('rl-many-'))) {
         calls.push(args);
       }
@@ -135,8 +133,7 @@ describe('rate limits', () => {
         });
       }
     } finally {
-      feed.disconnect();
-      monitor.disconnect();
+      feed.stop();
     }
   });
 });

@@ -4,7 +4,7 @@
  * stays lock, then the hold script (which lets go of the lock itself: HeldLock.letGoInScript). Counted with MONITOR on a throw-away redis-server, only commands naming
  * the event (the app's background work, which names shards, is left out).
  */
-import Redis from 'ioredis';
+import { monitorRedis, RedisMonitor } from '@test/support/redis-monitor';
 import { Api, createEvent, startApi } from '@test/support/seat-api';
 import { PrivateRedis, startPrivateRedis } from '@test/support/private-redis';
 import { eventually } from '@test/support/eventually';
@@ -12,7 +12,7 @@ import { eventually } from '@test/support/eventually';
 jest.setTimeout(60_000);
 
 let server: PrivateRedis;
-let monitor: Redis;
+let monitor: RedisMonitor;
 let api: Api;
 let eventId: string;
 /** Commands sent by clients (not run inside a script) that name `eventId`: 'script' for EVAL / EVALSHA. */
@@ -37,9 +37,7 @@ beforeAll(async () => {
   eventId = await createEvent(api, 4, 25);
   // the event's first hold also registers it in its shard (once per instance): not part of what is counted
   expect((await hold('warm-up', ['S-D-25'])).status).toBe(201);
-  // monitor() opens a connection of its own (the client it is called on never connects: lazyConnect)
-  monitor = await new Redis(server.url, { lazyConnect: true }).monitor();
-  monitor.on('monitor', (_time: string, args: string[], source: string) => {
+  monitor = await monitorRedis(server.url, (args, source) => {
     if (args[0].toLowerCase() === 'echo' && args[1]?.startsWith(`marker:${eventId}:`)) {
       shown = args[1];
       return;
@@ -54,7 +52,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  monitor?.disconnect();
+  monitor?.stop();
   await api?.close();
   await server?.stop();
 });

@@ -6,12 +6,15 @@ import { QueueStatus, QueueStatusCache } from './queue-status.cache';
 
 /** Steps in a row that found no queue before an event leaves the list of queues (see forgetMissing). */
 const MISSES_BEFORE_FORGET = 20;
+/** How often the list of events with a queue is read again: a new queue is stepped within this. */
+const LIST_EVERY_MS = 1000;
 
 /**
  * Every instance steps every event's queue every QUEUE_STEP_MS (QueueStore.step, queue-tick.lua): what a
  * step admits follows from the Redis time passed since the last step of any instance, so instances need no
  * leases or leader, and a queue goes on at its pace while any one of them runs (an instance killed
- * mid-sale takes nothing with it). Each step's figures refresh this instance's QueueStatusCache.
+ * mid-sale takes nothing with it). Each step's figures refresh this instance's QueueStatusCache. The list
+ * of events with a queue is read once a second; an instance with no queue to step reads only that.
  */
 @Injectable()
 export class QueueAdmission implements OnApplicationBootstrap, OnModuleDestroy {
@@ -21,6 +24,9 @@ export class QueueAdmission implements OnApplicationBootstrap, OnModuleDestroy {
   private failing = false;
   /** Consecutive steps that found no queue, by event. */
   private readonly misses = new Map<string, number>();
+  /** The events listed with a queue when last read, and when (an idle instance reads the list only). */
+  private listed: string[] = [];
+  private listedAt = 0;
 
   constructor(
     private readonly store: QueueStore,
@@ -55,7 +61,11 @@ export class QueueAdmission implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async round(): Promise<void> {
     try {
-      const events = await this.store.queuedEvents();
+      if (Date.now() - this.listedAt >= LIST_EVERY_MS) {
+        this.listed = await this.store.queuedEvents();
+        this.listedAt = Date.now();
+      }
+      const events = this.listed;
       for (const eventId of new Set([...events, ...this.statuses.events()])) {
         const status = await this.step(eventId);
         await this.forgetMissing(eventId, status === null && events.includes(eventId));
