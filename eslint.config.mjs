@@ -22,9 +22,12 @@ import prettier from 'eslint-config-prettier';
 //   hold-store  the Redis hold store: imports nothing of the app
 //   catalogue   -> hold-store, auth, common
 //   audit       -> the catalogue's public surface, hold-store, auth, common
+//   pricing     -> audit, the catalogue's public surface, rate-limit, auth, common: price lists, promo
+//                  codes and the one price calculator
 //   queue       -> audit, the catalogue's public surface, hold-store, rate-limit, auth, common: on-sale
 //                  queues, and the admission passes the gate of holds reads
-//   holds       -> queue, audit, the catalogue's public surface, hold-store, rate-limit, auth, common
+//   holds       -> queue, pricing, audit, the catalogue's public surface, hold-store, rate-limit, auth,
+//                  common
 //   waitlist    -> holds (holds.module, holds.service, allocation/best-available.dto), the catalogue's
 //                  public surface, auth, common (the seat API's HTTP side of the waiting list)
 //   seat-map    -> the catalogue's public surface (+ catalogue/seat-cache, see below), hold-store,
@@ -76,8 +79,9 @@ const FEATURE_ORDER = [
   ['hold-store', []], // and nothing of the app at all: see its own rule below
   ['catalogue', ['hold-store', 'auth', 'common']],
   ['audit', [CATALOGUE, 'hold-store', 'auth', 'common']],
+  ['pricing', ['audit', CATALOGUE, 'rate-limit', 'auth', 'common']],
   ['queue', ['audit', CATALOGUE, 'hold-store', 'rate-limit', 'auth', 'common']],
-  ['holds', ['queue', 'audit', CATALOGUE, 'hold-store', 'rate-limit', 'auth', 'common']],
+  ['holds', ['queue', 'pricing', 'audit', CATALOGUE, 'hold-store', 'rate-limit', 'auth', 'common']],
   [
     'waitlist',
     [

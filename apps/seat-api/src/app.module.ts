@@ -15,6 +15,7 @@ import { CatalogueModule } from './catalogue/catalogue.module';
 import { ExpiryModule } from './expiry/expiry.module';
 import { HealthModule } from './health/health.module';
 import { HoldsModule } from './holds/holds.module';
+import { PricingModule } from './pricing/pricing.module';
 import { QueueModule } from './queue/queue.module';
 import { StaffHoldsModule } from './holds/admin/staff-holds.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
@@ -55,6 +56,7 @@ import { WaitlistModule } from './waitlist/waitlist.module';
     AuthModule,
     RateLimitModule, // after AuthModule: its guard keys on the user the JWT guard found
     CatalogueModule,
+    PricingModule, // price lists and promo codes; the one calculator every priced answer uses
     QueueModule, // on-sale queues: set up by staff, joined by shoppers, the gate of holds
     HoldsModule,
     StaffHoldsModule, // box-office staff: agent and admin actions on holds, audited

@@ -9,6 +9,11 @@ export default async () => {
     ['./audit/dto/audit-page.view']: await import('./audit/dto/audit-page.view'),
     ['./expiry/dto/expirations-page.view']: await import('./expiry/dto/expirations-page.view'),
     ['./holds/allocation/best-available.dto']: await import('./holds/allocation/best-available.dto'),
+    ['./pricing/dto/price-list.dto']: await import('./pricing/dto/price-list.dto'),
+    ['./pricing/dto/event-prices.view']: await import('./pricing/dto/event-prices.view'),
+    ['./pricing/dto/price-list.view']: await import('./pricing/dto/price-list.view'),
+    ['./pricing/dto/promo-code.dto']: await import('./pricing/dto/promo-code.dto'),
+    ['./pricing/dto/promo-code.view']: await import('./pricing/dto/promo-code.view'),
     ['./holds/admin/dto/seat-block.dto']: await import('./holds/admin/dto/seat-block.dto'),
     ['./holds/admin/dto/bookings-page.view']: await import('./holds/admin/dto/bookings-page.view'),
     ['./holds/hold.view']: await import('./holds/hold.view'),
@@ -378,6 +383,158 @@ export default async () => {
           },
         ],
         [
+          import('./pricing/dto/price-list.dto'),
+          {
+            TicketTypeDto: {
+              key: { required: true, type: () => String },
+              label: { required: true, type: () => String, minLength: 1, maxLength: 80 },
+              price: { required: true, type: () => Number, minimum: 0 },
+              maxPerHold: { required: false, type: () => Number, minimum: 1, maximum: 1000 },
+              hidden: { required: false, type: () => Boolean },
+            },
+            CategoryPricesDto: {
+              key: { required: true, type: () => String },
+              ticketTypes: {
+                required: true,
+                type: () => [t['./pricing/dto/price-list.dto'].TicketTypeDto],
+                minItems: 1,
+                maxItems: 20,
+              },
+            },
+            PriceListDto: {
+              currency: { required: true, type: () => String, pattern: '^[A-Z]{3}$' },
+              categories: {
+                required: true,
+                type: () => [t['./pricing/dto/price-list.dto'].CategoryPricesDto],
+                minItems: 1,
+                maxItems: 100,
+              },
+            },
+          },
+        ],
+        [
+          import('./pricing/dto/event-prices.view'),
+          {
+            PublicTicketTypeView: {
+              key: { required: true, type: () => String },
+              label: { required: true, type: () => String },
+              price: { required: true, type: () => Number },
+              maxPerHold: { required: false, type: () => Number },
+            },
+            CategoryPriceRangeView: {
+              category: { required: true, type: () => String },
+              minPrice: { required: false, type: () => Number },
+              maxPrice: { required: false, type: () => Number },
+              ticketTypes: {
+                required: true,
+                type: () => [t['./pricing/dto/event-prices.view'].PublicTicketTypeView],
+              },
+            },
+            EventPricesView: {
+              eventId: { required: true, type: () => String },
+              priceListVersion: { required: true, type: () => Number },
+              currency: { required: true, type: () => String },
+              categories: {
+                required: true,
+                type: () => [t['./pricing/dto/event-prices.view'].CategoryPriceRangeView],
+              },
+            },
+          },
+        ],
+        [
+          import('./pricing/dto/price-list.query'),
+          { PriceListQuery: { version: { required: false, type: () => Number, minimum: 1 } } },
+        ],
+        [
+          import('./pricing/dto/price-list.view'),
+          {
+            TicketTypeView: {
+              key: { required: true, type: () => String },
+              label: { required: true, type: () => String },
+              price: { required: true, type: () => Number },
+              maxPerHold: { required: false, type: () => Number },
+              hidden: { required: false, type: () => Boolean },
+            },
+            CategoryPricesView: {
+              key: { required: true, type: () => String },
+              ticketTypes: {
+                required: true,
+                type: () => [t['./pricing/dto/price-list.view'].TicketTypeView],
+              },
+            },
+            PriceListView: {
+              eventId: { required: true, type: () => String },
+              version: { required: true, type: () => Number },
+              currency: { required: true, type: () => String },
+              categories: {
+                required: true,
+                type: () => [t['./pricing/dto/price-list.view'].CategoryPricesView],
+              },
+              createdBy: { required: true, type: () => String },
+              createdAt: { required: true, type: () => String },
+            },
+          },
+        ],
+        [
+          import('./pricing/dto/promo-code.dto'),
+          {
+            PromoScopeDto: {
+              categories: {
+                required: false,
+                type: () => [String],
+                uniqueItems: true,
+                minItems: 1,
+                maxItems: 100,
+                minLength: 1,
+                maxLength: 40,
+              },
+              ticketTypes: {
+                required: false,
+                type: () => [String],
+                uniqueItems: true,
+                minItems: 1,
+                maxItems: 100,
+              },
+            },
+            CreatePromoCodeDto: {
+              code: { required: true, type: () => String },
+              kind: { required: true, enum: ['percent', 'amount', 'fixed-price'] },
+              value: { required: true, type: () => Number, minimum: 0 },
+              appliesTo: { required: false, type: () => t['./pricing/dto/promo-code.dto'].PromoScopeDto },
+              maxUses: { required: false, type: () => Number, minimum: 1, maximum: 2000000000 },
+              validFrom: { required: false, type: () => String },
+              validUntil: { required: false, type: () => String },
+              unlocksTicketTypes: { required: false, type: () => [String], uniqueItems: true, maxItems: 100 },
+            },
+            ApplyPromoCodeDto: { code: { required: true, type: () => String, minLength: 1, maxLength: 64 } },
+          },
+        ],
+        [
+          import('./pricing/dto/promo-code.view'),
+          {
+            PromoCodeView: {
+              promoCodeId: { required: true, type: () => String },
+              eventId: { required: true, type: () => String },
+              code: { required: true, type: () => String },
+              kind: { required: true, enum: ['percent', 'amount', 'fixed-price'] },
+              value: { required: true, type: () => Number },
+              appliesTo: { required: false, type: () => t['./pricing/dto/promo-code.dto'].PromoScopeDto },
+              maxUses: { required: false, type: () => Number },
+              uses: { required: true, type: () => Number },
+              validFrom: { required: false, type: () => String },
+              validUntil: { required: false, type: () => String },
+              unlocksTicketTypes: { required: true, type: () => [String] },
+              disabledAt: { required: false, type: () => String },
+              createdBy: { required: true, type: () => String },
+              createdAt: { required: true, type: () => String },
+            },
+            PromoCodesView: {
+              eventId: { required: true, type: () => String },
+              items: { required: true, type: () => [t['./pricing/dto/promo-code.view'].PromoCodeView] },
+            },
+          },
+        ],
+        [
           import('./holds/admin/dto/cancelled-booking.view'),
           {
             CancelledBookingView: {
@@ -660,6 +817,30 @@ export default async () => {
               extendHold: { type: t['./holds/hold.view'].HoldView },
               releaseHold: {},
               confirmHold: { type: t['./holds/hold.view'].BookingView },
+            },
+          },
+        ],
+        [
+          import('./pricing/prices.controller'),
+          { PricesController: { getPrices: { type: t['./pricing/dto/event-prices.view'].EventPricesView } } },
+        ],
+        [
+          import('./pricing/pricing.controller'),
+          {
+            PricingController: {
+              setPriceList: { type: t['./pricing/dto/price-list.view'].PriceListView },
+              getPriceList: { type: t['./pricing/dto/price-list.view'].PriceListView },
+            },
+          },
+        ],
+        [
+          import('./pricing/promo-codes.controller'),
+          {
+            PromoCodesController: {
+              createPromoCode: { type: t['./pricing/dto/promo-code.view'].PromoCodeView },
+              listPromoCodes: { type: t['./pricing/dto/promo-code.view'].PromoCodesView },
+              getPromoCode: { type: t['./pricing/dto/promo-code.view'].PromoCodeView },
+              disablePromoCode: { type: t['./pricing/dto/promo-code.view'].PromoCodeView },
             },
           },
         ],

@@ -11,4 +11,8 @@ export enum AuditAction {
   QUEUE_PACE = 'QUEUE_PACE',
   QUEUE_ADMIT = 'QUEUE_ADMIT',
   QUEUE_CLOSE = 'QUEUE_CLOSE',
+  // actions on PostgreSQL alone, recorded in the change's own transaction (AuditLog.recordWith)
+  PRICE_LIST_SET = 'PRICE_LIST_SET',
+  PROMO_CODE_CREATE = 'PROMO_CODE_CREATE',
+  PROMO_CODE_DISABLE = 'PROMO_CODE_DISABLE',
 }

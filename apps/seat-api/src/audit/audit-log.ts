@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
 import { AuditEntryEntity, onConnectionWithin } from '@app/database';
 import type { QueryRunner } from 'typeorm';
 import { AuditAction } from './audit-action';
@@ -55,6 +56,20 @@ export class AuditLog {
          VALUES ($1, $2, $3, $4, $5, $6, $7, 'PENDING', now() + make_interval(secs => $8))`,
       [id, r.eventId, r.actor, r.action, r.target, r.reason ?? null, r.detail ?? null, settleAfterMs / 1000],
     );
+  }
+
+  /**
+   * The entry of an action whose change is made in PostgreSQL alone (a price list, a promo code): written
+   * DONE by the change's own transaction, so the two commit together or not at all. Returns its id.
+   */
+  async recordWith(m: EntityManager, r: AuditRecord): Promise<string> {
+    const id = randomUUID();
+    await m.query(
+      `INSERT INTO audit_entries (id, event_id, actor, action, target, reason, detail, status, settle_after)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'DONE', now())`,
+      [id, r.eventId, r.actor, r.action, r.target, r.reason ?? null, r.detail ?? null],
+    );
+    return id;
   }
 
   /** The entry's change happened. */

@@ -10,6 +10,6 @@ import { AuditedActions } from './audited-actions';
   imports: [HoldStoreModule, CatalogueModule],
   controllers: [AuditController],
   providers: [AuditLog, AuditedActions],
-  exports: [AuditedActions],
+  exports: [AuditedActions, AuditLog],
 })
 export class AuditModule {}

@@ -1,7 +1,19 @@
 import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
 import { EventEntity } from './event.entity';
+import { PromoCodeEntity } from './promo-code.entity';
 
 export type BookingStatus = 'CONFIRMED' | 'ABANDONED' | 'CANCELLED';
+
+/** One priced line of a booking: a seat, its ticket type, and what it was sold for (minor units). */
+export interface BookedLine {
+  seatId: string;
+  category: string;
+  ticketType: string;
+  unitPrice: number;
+  discount: number;
+}
+
+const bigint = { to: (v: number | null) => v, from: (v: string | null) => (v === null ? null : Number(v)) };
 
 /**
  * The outcome of one confirm attempt of a hold (an attempt is the fencing token its beginConfirm
@@ -49,4 +61,31 @@ export class BookingEntity {
 
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt!: Date;
+
+  // What the booking was sold for (NULL for a hold made while the show had no price list).
+  @Column('integer', { name: 'price_list_version', nullable: true })
+  priceListVersion!: number | null;
+
+  @Column('text', { nullable: true })
+  currency!: string | null;
+
+  @Column('jsonb', { nullable: true })
+  lines!: BookedLine[] | null;
+
+  @Column('bigint', { nullable: true, transformer: bigint })
+  subtotal!: number | null;
+
+  @Column('bigint', { name: 'discount_total', nullable: true, transformer: bigint })
+  discountTotal!: number | null;
+
+  @Column('bigint', { nullable: true, transformer: bigint })
+  total!: number | null;
+
+  /** The promo code the booking carries; counted in its `uses` by the booking's transaction. */
+  @Column('uuid', { name: 'promo_code_id', nullable: true })
+  @ForeignKey(() => PromoCodeEntity, { name: 'bookings_promo_code_id_fkey' })
+  promoCodeId!: string | null;
+
+  @Column('text', { name: 'promo_code', nullable: true })
+  promoCode!: string | null;
 }

@@ -76,4 +76,8 @@ export class EventEntity {
   /** Set at creation, never changed. */
   @Column('text', { name: 'accessible_seats_for_all', default: 'never' })
   accessibleSeatsForAll!: AccessibleSeatsForAll;
+
+  /** The current version of the show's price list (price_lists); NULL: none, holds are not priced. */
+  @Column('integer', { name: 'price_list_version', nullable: true })
+  priceListVersion!: number | null;
 }

@@ -3,6 +3,8 @@ import { BookingSeatEntity } from './booking-seat.entity';
 import { BookingEntity } from './booking.entity';
 import { EventEntity } from './event.entity';
 import { HoldExpiryEntity } from './hold-expiry.entity';
+import { PriceListEntity } from './price-list.entity';
+import { PromoCodeEntity } from './promo-code.entity';
 import { SeatBlockEntity } from './seat-block.entity';
 import { SeatEntity } from './seat.entity';
 import { WaitlistEntryEntity } from './waitlist-entry.entity';
@@ -14,6 +16,8 @@ export {
   BookingSeatEntity,
   EventEntity,
   HoldExpiryEntity,
+  PriceListEntity,
+  PromoCodeEntity,
   SeatBlockEntity,
   SeatEntity,
   WaitlistEntryEntity,
@@ -22,7 +26,10 @@ export {
 export { WAITLIST_STATUSES } from './waitlist-entry.entity';
 export type { WaitlistStatus } from './waitlist-entry.entity';
 export type { AuditEntryStatus } from './audit-entry.entity';
-export type { BookingStatus } from './booking.entity';
+export type { BookedLine, BookingStatus } from './booking.entity';
+export type { PriceListCategory, PriceListTicketType } from './price-list.entity';
+export type { PromoKind, PromoScope } from './promo-code.entity';
+export { PROMO_KINDS } from './promo-code.entity';
 export type { AccessibleSeatsForAll, OrphanRule, SalesState } from './event.entity';
 export type { SeatAccess } from './seat.entity';
 export { ACCESSIBLE_SEATS_FOR_ALL, ORPHAN_RULES } from './event.entity';
@@ -37,4 +44,6 @@ export const ALL_ENTITIES = [
   SeatBlockEntity,
   WaitlistEntryEntity,
   WaitlistOfferEntity,
+  PriceListEntity,
+  PromoCodeEntity,
 ];

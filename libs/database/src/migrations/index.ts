@@ -11,6 +11,7 @@ import { Waitlist1764500000000 } from './1764500000000-waitlist';
 import { SeatBlocks1764420000000 } from './1764420000000-seat-blocks';
 import { WaitlistSkips1764700000000 } from './1764700000000-waitlist-skips';
 import { WaitlistOfferAsks1764710000000 } from './1764710000000-waitlist-offer-asks';
+import { Pricing1764800000000 } from './1764800000000-pricing';
 
 /** Listed explicitly (not globbed) so the compiled app and jest load the same set. */
 export const ALL_MIGRATIONS = [
@@ -27,4 +28,5 @@ export const ALL_MIGRATIONS = [
   AccessibleSeatsForAll1764620000000,
   WaitlistSkips1764700000000,
   WaitlistOfferAsks1764710000000,
+  Pricing1764800000000,
 ];

@@ -22,6 +22,7 @@ export async function setUpOpenApi(app: INestApplication): Promise<void> {
     // every tag a controller uses (@ApiTags), declared once with what it groups
     .addTag('events', 'Events: create, list, read, settings, sales, cancel; the seat map and its live stream')
     .addTag('holds', "A customer's holds: hold seats, read, extend, release, confirm")
+    .addTag('pricing', "A show's versioned price list and its promo codes (admin; staff read)")
     .addTag('waitlist', "A show's waiting list: join, read your entry, leave")
     .addTag(
       'queue',

@@ -239,15 +239,33 @@ export class EventPolicyService {
   }
 
   /**
+   * Makes a new version of the show's price list current, in one change of its policy (change()):
+   * `write` inserts version `next`'s rows in the change's transaction (its audit entry with them). Holds
+   * made after this answers, on every instance, are priced under it.
+   */
+  setPriceList(
+    eventId: string,
+    write: (tx: EntityManager, next: number) => Promise<void>,
+  ): Promise<EventPolicy> {
+    return this.change(eventId, async (event, tx) => {
+      const next = (event.priceListVersion ?? 0) + 1;
+      await write(tx, next);
+      event.priceListVersion = next;
+      return true;
+    });
+  }
+
+  /**
    * One change of an event's settings, all or nothing: the row locked FOR UPDATE, the change applied and
    * validated, the version raised in PostgreSQL and then in Redis, then the commit. Redis failing rolls
    * the change back (503, nothing changed); a commit failing after Redis took the version drops it there
    * again (and were that lost too, the next reload finds it uncommitted and replaces it). `apply` answers
-   * whether anything changed: if not, nothing is written and the policy is answered as it is.
+   * whether anything changed: if not, nothing is written and the policy is answered as it is. It may
+   * write rows of its own in the change's transaction (`tx`).
    */
   private async change(
     eventId: string,
-    apply: (event: EventEntity) => boolean,
+    apply: (event: EventEntity, tx: EntityManager) => boolean | Promise<boolean>,
     cancelling = false,
   ): Promise<EventPolicy> {
     let raised: number | null = null;
@@ -260,7 +278,7 @@ export class EventPolicyService {
         if (event.sales === 'CANCELLED' && !cancelling) {
           throw eventCancelled(eventId);
         }
-        if (!apply(event)) {
+        if (!(await apply(event, tx))) {
           return policyOf(event, this.config);
         }
         const current = policyOf(event, this.config);
@@ -278,6 +296,7 @@ export class EventPolicyService {
           policyVersion: event.policyVersion,
           orphanRule: event.orphanRule,
           accessibleSeatsForAll: event.accessibleSeatsForAll,
+          priceListVersion: event.priceListVersion,
         };
         for (const name of HOLD_LIMIT_NAMES) {
           const column = HOLD_LIMIT_COLUMNS[name];

@@ -50,6 +50,11 @@ export interface EventPolicy {
   orphanRule: OrphanRule;
   /** Whether ordinary best-available requests may get accessible seats (given to the hold script). */
   accessibleSeatsForAll: AccessibleSeatsForAll;
+  /**
+   * The current version of the show's price list (null: none, holds are not priced). Part of the policy:
+   * a new version raises `version`, so a hold is priced only under the version current when it is made.
+   */
+  priceListVersion: number | null;
 }
 
 /** The deployment's limits: every event's that does not set its own. */
@@ -88,6 +93,7 @@ export function policyOf(event: EventEntity, config: AppConfig): EventPolicy {
     retainUntilMs: event.startsAt.getTime() + config.holds.eventRetentionSeconds * 1000,
     orphanRule: event.orphanRule,
     accessibleSeatsForAll: event.accessibleSeatsForAll,
+    priceListVersion: event.priceListVersion ?? null,
   };
 }
 

@@ -82,6 +82,29 @@ export enum ErrorCode {
   QUEUE_REQUIRED = 'QUEUE_REQUIRED',
   /** The admission pass is not good for this hold: another event's, another user's, expired, used up, or not issued. */
   ADMISSION_INVALID = 'ADMISSION_INVALID',
+  // ---- prices and promo codes
+  /** The show has no price list (or not the version asked for). */
+  PRICE_LIST_NOT_FOUND = 'PRICE_LIST_NOT_FOUND',
+  /** The hold was made while its show had no price list: it has no lines to change or discount. */
+  HOLD_NOT_PRICED = 'HOLD_NOT_PRICED',
+  /** `errors: [{ field, seatId, ticketType }]`: a hidden ticket type, sold only with a code that unlocks it. */
+  TICKET_TYPE_LOCKED = 'TICKET_TYPE_LOCKED',
+  /** `errors: [{ field, ticketType, maxPerHold }]`: more lines of a ticket type than one hold may have. */
+  TICKET_TYPE_LIMIT_EXCEEDED = 'TICKET_TYPE_LIMIT_EXCEEDED',
+  /** No promo code of that id or text in the show (admin reads). */
+  PROMO_CODE_NOT_FOUND = 'PROMO_CODE_NOT_FOUND',
+  /** The show has a promo code with that text already. */
+  PROMO_CODE_EXISTS = 'PROMO_CODE_EXISTS',
+  /**
+   * A code applied to a hold was refused, nothing changed: `errors: [{ field: 'code', reason }]`, reason
+   * UNKNOWN, DISABLED, NOT_YET_VALID, EXPIRED, USED_UP or NOT_APPLICABLE.
+   */
+  PROMO_CODE_REFUSED = 'PROMO_CODE_REFUSED',
+  /**
+   * The hold's code can no longer be redeemed at confirm (`errors: [{ reason }]`: USED_UP, DISABLED,
+   * EXPIRED): nothing was booked; the hold keeps its code, and can remove it and confirm at list prices.
+   */
+  PROMO_CODE_UNAVAILABLE = 'PROMO_CODE_UNAVAILABLE',
   // ---- idempotency
   IDEMPOTENCY_IN_PROGRESS = 'IDEMPOTENCY_IN_PROGRESS',
   IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
