@@ -105,3 +105,30 @@ it.each([
 ])('refuses %s (moved aside by the relay)', (_what, fields) => {
   expect(eventFromOutbox(fields)).toBeNull();
 });
+
+it("a HoldConfirmed carries its booking's price (JSON in the record); one whose price is not JSON is moved aside", () => {
+  const price = {
+    currency: 'EUR',
+    priceListVersion: 2,
+    lines: [{ seatId: 'S-A-1', category: 'standard', ticketType: 'adult', unitPrice: 4500, discount: 0 }],
+    subtotal: 4500,
+    discountTotal: 0,
+    total: 4500,
+  };
+  const confirmed = eventFromOutbox(
+    record('HoldConfirmed', { [S.orderId]: 'o-1', [S.price]: JSON.stringify(price) }),
+  );
+  expect(confirmed?.data).toEqual({
+    eventId,
+    holdId,
+    userId: 'alice',
+    seatIds: ['S-A-1', 'S-A-2'],
+    orderId: 'o-1',
+    ...price,
+  });
+  expect(
+    eventFromOutbox(record('HoldConfirmed', { [S.orderId]: 'o-1', [S.price]: '' }))?.data,
+  ).not.toHaveProperty('total');
+  expect(eventFromOutbox(record('HoldConfirmed', { [S.orderId]: 'o-1', [S.price]: '{oops' }))).toBeNull();
+  expect(eventFromOutbox(record('HoldConfirmed', { [S.orderId]: 'o-1', [S.price]: '[1]' }))).toBeNull();
+});

@@ -1,4 +1,5 @@
 import {
+  BookingPriceData,
   HOLD_CONFIRMED_TYPE,
   HOLD_CREATED_TYPE,
   HOLD_EXTENDED_TYPE,
@@ -93,7 +94,8 @@ export function seatStatusFrom(byName: Record<string, string>): SeatStatusCloudE
     }
     case HOLD_CONFIRMED_TYPE: {
       const orderId = f('orderId');
-      return orderId ? holdConfirmedEvent({ ...hold, orderId }, at) : null;
+      const price = priceOf(f('price'));
+      return orderId && price ? holdConfirmedEvent({ ...hold, orderId, ...price }, at) : null;
     }
     case WAITLIST_OFFER_MADE_TYPE: {
       const entryId = f('entryId');
@@ -114,5 +116,21 @@ export function seatStatusFrom(byName: Record<string, string>): SeatStatusCloudE
     }
     default:
       return null;
+  }
+}
+
+/**
+ * A HoldConfirmed record's price (what its booking was sold for, as JSON: holds/confirm), {} when it has
+ * none, or null when it is not JSON of an object (the record cannot be published).
+ */
+function priceOf(text: string | undefined): BookingPriceData | null {
+  if (text === undefined) {
+    return {};
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : null;
+  } catch {
+    return null;
   }
 }

@@ -151,3 +151,34 @@ it.each([
 ])('refuses %s', (_what, value) => {
   expect(() => parseSeatStatus(value)).toThrow(SeatStatusSchemaError);
 });
+
+describe('a HoldConfirmed with what the booking was sold for', () => {
+  const price = {
+    currency: 'EUR',
+    priceListVersion: 3,
+    promoCode: 'SUMMER10',
+    lines: [
+      { seatId: 'STALLS-A-12', category: 'standard', ticketType: 'adult', unitPrice: 4500, discount: 450 },
+      { seatId: 'STALLS-A-13', category: 'standard', ticketType: 'child', unitPrice: 2000, discount: 0 },
+    ],
+    subtotal: 6500,
+    discountTotal: 450,
+    total: 6050,
+  };
+  const priced = holdConfirmedEvent({ ...hold, orderId: 'order-7', ...price }, at);
+
+  it('parses back unchanged; one without prices stays valid', () => {
+    expect(parseSeatStatus(Buffer.from(seatStatusKafkaMessage(priced).value))).toEqual(priced);
+    expect(parseSeatStatus(JSON.stringify(every[3]))).toEqual(every[3]);
+  });
+
+  it.each([
+    ['a fractional price', { lines: [{ ...price.lines[0], unitPrice: 45.5 }] }],
+    ['a negative total', { total: -10 }],
+    ['a currency that is no ISO 4217 code', { currency: 'euro' }],
+    ['a line without its ticket type', { lines: [{ ...price.lines[0], ticketType: undefined }] }],
+  ])('refuses %s', (_what, change) => {
+    const value = JSON.stringify({ ...priced, data: { ...priced.data, ...change } });
+    expect(() => parseSeatStatus(value)).toThrow(SeatStatusSchemaError);
+  });
+});

@@ -85,7 +85,34 @@ export interface HoldReleasedData extends HoldChangeData {
   reason: HoldReleaseReason;
 }
 
-export interface HoldConfirmedData extends HoldChangeData {
+/** One priced line of a booking (amounts in minor units of its currency). */
+export interface PricedLineData {
+  seatId: string;
+  category: string;
+  ticketType: string;
+  /** The ticket type's price in the price-list version the hold was made under. */
+  unitPrice: number;
+  /** What the promo code took off this line; never above unitPrice. */
+  discount: number;
+}
+
+/**
+ * What a booking was sold for: present on a hold made while its show had a price list, left out on one
+ * made without (added after the first consumers: every field is optional, so they read on unchanged).
+ */
+export interface BookingPriceData {
+  /** ISO 4217; every amount is in its minor unit. */
+  currency?: string;
+  priceListVersion?: number;
+  promoCode?: string;
+  lines?: PricedLineData[];
+  subtotal?: number;
+  discountTotal?: number;
+  /** subtotal - discountTotal: what the customer pays. */
+  total?: number;
+}
+
+export interface HoldConfirmedData extends HoldChangeData, BookingPriceData {
   /** The order the seats were booked for. */
   orderId: string;
 }

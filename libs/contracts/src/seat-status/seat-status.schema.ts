@@ -51,6 +51,24 @@ const turn = {
   activeShoppers: count,
 };
 const TURN = ['eventId', 'entryId', 'userId', 'number', 'activeShoppers'];
+const amount = { type: 'integer', minimum: 0 };
+/** BookingPriceData: all optional, so a HoldConfirmed without prices is as valid as before. */
+const bookingPrice = {
+  currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+  priceListVersion: { type: 'integer', minimum: 1 },
+  promoCode: text,
+  lines: {
+    type: 'array',
+    items: {
+      type: 'object',
+      required: ['seatId', 'category', 'ticketType', 'unitPrice', 'discount'],
+      properties: { seatId: text, category: text, ticketType: text, unitPrice: amount, discount: amount },
+    },
+  },
+  subtotal: amount,
+  discountTotal: amount,
+  total: amount,
+};
 
 function cloudEvent(
   type: string,
@@ -104,8 +122,10 @@ export const SEAT_STATUS_SCHEMAS: Record<SeatStatusType, Schema> = {
   [HOLD_CONFIRMED_TYPE]: cloudEvent(
     HOLD_CONFIRMED_TYPE,
     'Hold confirmed',
-    'The seats of a hold are booked. id `<holdId>:confirmed`.',
-    { ...holdChange, orderId: text },
+    'The seats of a hold are booked. id `<holdId>:confirmed`. A hold made while its show had a price list ' +
+      'carries what the booking was sold for: lines (amounts in minor units of currency), subtotal, ' +
+      'discountTotal, total, priceListVersion and promoCode.',
+    { ...holdChange, orderId: text, ...bookingPrice },
     ['eventId', 'holdId', 'userId', 'seatIds', 'orderId'],
   ),
   [SEAT_EXPIRED_TYPE]: cloudEvent(
