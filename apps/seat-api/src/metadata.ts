@@ -300,10 +300,7 @@ export default async () => {
               passTtlSeconds: { required: false, type: () => Number },
               idleEntryTtlSeconds: { required: false, type: () => Number },
             },
-            PaceQueueDto: {
-              admitPerMinute: { required: false, type: () => Number },
-              maxActiveShoppers: { required: false, type: () => Number },
-            },
+            PaceQueueDto: {},
             LetInDto: { count: { required: true, type: () => Number } },
           },
         ],

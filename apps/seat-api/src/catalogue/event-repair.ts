@@ -27,31 +27,18 @@ export class EventRepair {
 
   async repair(eventId: string, startsAt: Date): Promise<void> {
     await this.holds.registerEvent(eventId, startsAt);
-    const booked = await this.db
-      .getRepository(BookingSeatEntity)
-      .find({ where: { eventId }, select: { seatId: true } });
-    if (booked.length > 0) {
-      const changed = await this.holds.markBooked(
-        eventId,
-        booked.map((b) => b.seatId),
-      );
+    const restore = [
+      ['booked', BookingSeatEntity, (seats: string[]) => this.holds.markBooked(eventId, seats)],
+      ['blocked', SeatBlockEntity, (seats: string[]) => this.staffStore.markBlocked(eventId, seats)],
+    ] as const;
+    for (const [what, entity, mark] of restore) {
+      const rows = await this.db
+        .getRepository<{ eventId: string; seatId: string }>(entity)
+        .find({ where: { eventId }, select: { seatId: true } });
+      const changed = rows.length > 0 ? await mark(rows.map((r) => r.seatId)) : 0;
       if (changed > 0) {
         this.logger.warn(
-          `event ${eventId}: ${changed} booked seat(s) were missing in Redis and were restored`,
-        );
-      }
-    }
-    const blocked = await this.db
-      .getRepository(SeatBlockEntity)
-      .find({ where: { eventId }, select: { seatId: true } });
-    if (blocked.length > 0) {
-      const changed = await this.staffStore.markBlocked(
-        eventId,
-        blocked.map((b) => b.seatId),
-      );
-      if (changed > 0) {
-        this.logger.warn(
-          `event ${eventId}: ${changed} blocked seat(s) were missing in Redis and were restored`,
+          `event ${eventId}: ${changed} ${what} seat(s) were missing in Redis and were restored`,
         );
       }
     }

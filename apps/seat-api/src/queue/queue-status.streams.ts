@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '@app/config';
 import { DomainError } from '../common/errors/domain-error';
+import { openEventStream } from '../common/event-stream';
 import { ErrorCode } from '../common/errors/error-code';
 import { QueueStatus, QueueStatusCache } from './queue-status.cache';
 
@@ -28,16 +29,7 @@ export class QueueStatusStreams implements OnModuleDestroy {
         'Too many live streams on this instance; poll the status instead',
       );
     }
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, {
-      ...(reply.getHeaders() as Record<string, string>),
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      'x-accel-buffering': 'no',
-      connection: 'keep-alive',
-      'x-request-id': String(req.id),
-    });
+    const res = openEventStream(req, reply);
     this.streams.add(res);
     let latest: QueueStatus | undefined;
     const send = (s: QueueStatus) => {

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PartialType, PickType } from '@nestjs/swagger';
 import { IsIn, IsInt, IsISO8601, Max, Min, ValidateIf } from 'class-validator';
 import { QUEUE_ORDERS, type QueueOrder } from '@app/contracts';
 
@@ -87,29 +87,9 @@ export class ConfigureQueueDto {
 }
 
 /** A change of a running queue's pace or cap (at least one). */
-export class PaceQueueDto {
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: QUEUE_LIMITS.admitPerMinute.min,
-    maximum: QUEUE_LIMITS.admitPerMinute.max,
-  })
-  @unlessLeftOut
-  @IsInt()
-  @Min(QUEUE_LIMITS.admitPerMinute.min)
-  @Max(QUEUE_LIMITS.admitPerMinute.max)
-  admitPerMinute?: number;
-
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: QUEUE_LIMITS.maxActiveShoppers.min,
-    maximum: QUEUE_LIMITS.maxActiveShoppers.max,
-  })
-  @unlessLeftOut
-  @IsInt()
-  @Min(QUEUE_LIMITS.maxActiveShoppers.min)
-  @Max(QUEUE_LIMITS.maxActiveShoppers.max)
-  maxActiveShoppers?: number;
-}
+export class PaceQueueDto extends PartialType(
+  PickType(ConfigureQueueDto, ['admitPerMinute', 'maxActiveShoppers']),
+) {}
 
 /** Shoppers to let in now, beside the pace (still never past the cap). */
 export class LetInDto {

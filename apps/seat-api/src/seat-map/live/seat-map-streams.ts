@@ -1,6 +1,7 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '@app/config';
+import { openEventStream } from '../../common/event-stream';
 import { trackerOf } from '../../rate-limit/rate-limit.guard';
 import { streamLimitExceeded, tooManyStreams } from '../seat-map-errors';
 import { openStreams, refusedStreams } from '../seat-map.metrics';
@@ -86,19 +87,9 @@ export class SeatMapStreams implements OnModuleDestroy {
       const template = await sync.snapshot.layout.listTemplate('stream', eventId);
       // from here on synchronous
       const snap = sync.snapshot;
-      reply.hijack();
-      reply.raw.writeHead(200, {
-        ...(reply.getHeaders() as Record<string, string>),
-        'content-type': 'text/event-stream; charset=utf-8',
-        // no proxy may cache, transform or buffer it (X-Accel-Buffering: nginx)
-        'cache-control': 'no-cache, no-transform',
-        'x-accel-buffering': 'no',
-        connection: 'keep-alive',
-        'x-request-id': String(req.id),
-      });
-      req.raw.socket.setNoDelay(true);
+      const res = openEventStream(req, reply);
       const feed = this.feedOf(sync, template);
-      const client = new SseClient(reply.raw, this.drainTimeoutMs, () => {
+      const client = new SseClient(res, this.drainTimeoutMs, () => {
         feed.remove(client);
         this.track(-1, caller, -charge);
       });

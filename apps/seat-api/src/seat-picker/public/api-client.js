@@ -19,16 +19,18 @@ export class ApiFailure extends Error {
   }
 }
 
-/** @typedef {(method: string, path: string, body?: unknown) => Promise<any>} Api */
+/**
+ * @typedef {(method: string, path: string, body?: unknown, extraHeaders?: Record<string, string>) => Promise<any>} Api
+ */
 
 /**
  * @param {string} token the user's JWT; empty: calls go without one (the public seat map only)
  * @returns {Api}
  */
 export function apiClient(token) {
-  return async (method, path, body) => {
+  return async (method, path, body, extraHeaders = {}) => {
     /** @type {Record<string, string>} */
-    const headers = { accept: 'application/json' };
+    const headers = { ...extraHeaders, accept: 'application/json' };
     if (token) {
       headers.authorization = `Bearer ${token}`;
     }
@@ -73,6 +75,9 @@ export function explain(err, demoEvent) {
     }
     const seats = (errors ?? []).map((e) => `${e.seatId} (${(e.reason ?? 'taken').toLowerCase()})`);
     return `Not available any more: ${seats.join(', ')}. Pick other seats.`;
+  }
+  if (code === 'QUEUE_REQUIRED') {
+    return 'Sales of this event go through its queue: you are taking your place in it.';
   }
   if (err.status === 401) {
     return 'Your token was refused (expired?). Open the link the service printed at start.';

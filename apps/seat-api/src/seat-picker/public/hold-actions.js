@@ -11,13 +11,28 @@ import { byId, formatSeconds, newOrderId, say } from './page.js';
  * @param {import('./hold-panel.js').HoldPanel} panel
  * @param {import('./api-client.js').Api} api
  * @param {string} eventPath `/v1/events/<eventId>`
+ * @param {import('./queue-screen.js').QueueScreen} queue the event's on-sale queue, which gates new holds
  */
-export function holdActions(panel, api, eventPath) {
+export function holdActions(panel, api, eventPath, queue) {
+  /**
+   * A new hold (seats, or best available): while the event's queue is open it carries the admission pass
+   * of this user's turn, and a refusal by the queue (no pass, or one that takes no more holds) goes to it.
+   * @param {{ seatIds: string[] } | { bestAvailable: { quantity: number } }} body
+   * @returns {Promise<Hold>}
+   */
+  const createHold = async (body) => {
+    try {
+      return await api('POST', `${eventPath}/holds`, body, queue.passHeaders());
+    } catch (err) {
+      queue.refused(err);
+      throw err;
+    }
+  };
+
   const holdSeats = () =>
     panel.act(async () => {
       const seatIds = [...panel.selection];
-      /** @type {Hold} */
-      const created = await api('POST', `${eventPath}/holds`, { seatIds });
+      const created = await createHold({ seatIds });
       panel.selection.clear();
       panel.holdTtl = Math.round((Date.parse(created.expiresAt) - Date.parse(created.createdAt)) / 1000);
       panel.startHold(created);
@@ -27,8 +42,7 @@ export function holdActions(panel, api, eventPath) {
   /** The service picks: `quantity` seats side by side in one row, the best the layout has. */
   const holdBest = (/** @type {number} */ quantity) =>
     panel.act(async () => {
-      /** @type {Hold} */
-      const created = await api('POST', `${eventPath}/holds`, { bestAvailable: { quantity } });
+      const created = await createHold({ bestAvailable: { quantity } });
       panel.selection.clear();
       panel.holdTtl = Math.round((Date.parse(created.expiresAt) - Date.parse(created.createdAt)) / 1000);
       panel.startHold(created);

@@ -22,6 +22,8 @@ export class HoldPanel {
   holdEndsAt = 0; // performance.now() time: the server's expiresInSeconds, free of clock skew
   holdTtl = 300; // an extension asks for as long as the hold was first given
   busy = false;
+  /** the on-sale queue stands between this user and new holds (queue-screen.js): nothing to pick meanwhile */
+  queued = false;
 
   /**
    * @param {object} options
@@ -64,7 +66,8 @@ export class HoldPanel {
     b.dataset.mine = String(mine);
     b.setAttribute('aria-pressed', String(this.selection.has(seatId)));
     // one hold at a time: release or confirm it before picking again
-    b.disabled = !this.canHold || this.busy || this.hold !== null || mine || status !== 'AVAILABLE';
+    b.disabled =
+      !this.canHold || this.queued || this.busy || this.hold !== null || mine || status !== 'AVAILABLE';
     b.title = `${seatId} · ${b.dataset.category} · ${mine ? 'yours' : status.toLowerCase()}`;
     b.setAttribute('aria-label', b.title);
   }
@@ -112,7 +115,7 @@ export class HoldPanel {
 
   render() {
     const { hold, busy, selection } = this;
-    byId('pick').hidden = hold !== null;
+    byId('pick').hidden = hold !== null || this.queued;
     byId('holding').hidden = hold === null;
     byId('selected').textContent = !this.canHold
       ? 'Read-only: this link carries no token. Open the link the service printed at start.'

@@ -31,6 +31,23 @@ export function formatSeconds(seconds) {
 }
 
 /**
+ * A wait, roughly (a queue's estimate is no better): "less than a minute", "about 4 min", "about 2 h 5 min".
+ * @param {number} seconds
+ */
+export function formatWait(seconds) {
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 1) {
+    return 'less than a minute';
+  }
+  return minutes < 60 ? `about ${minutes} min` : `about ${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+/** @param {string} iso a time the API gave, as the user's clock reads it */
+export function formatTime(iso) {
+  return new Date(iso).toLocaleTimeString();
+}
+
+/**
  * The token's subject, for display only (the server checks the signature).
  * @param {string} token
  */

@@ -43,6 +43,10 @@ export class LiveSeatMap {
   /** @type {Map<string, HTMLButtonElement>} */
   buttons = new Map();
   version = -1;
+  /** @type {EventSource | null} the open stream, if any */
+  stream = null;
+  /** whether the page wants the stream: a retry after a refusal is dropped when it no longer does */
+  wanted = false;
 
   /**
    * @param {HTMLElement} container
@@ -56,14 +60,19 @@ export class LiveSeatMap {
   }
 
   /**
-   * One stream per page. On a dropped connection EventSource reconnects by itself and resumes with
-   * Last-Event-ID (the version); when the server refuses the stream (404, 429, 503) it gives up, so the
-   * map is loaded once through GET and the stream opened again later. Either way, a page whose stream
-   * never connected still shows the map, without live changes.
+   * One stream per page (a second call while it is open does nothing). On a dropped connection
+   * EventSource reconnects by itself and resumes with Last-Event-ID (the version); when the server refuses
+   * the stream (404, 429, 503) it gives up, so the map is loaded once through GET and the stream opened
+   * again later. Either way, a page whose stream never connected still shows the map, without live changes.
    */
   connect() {
+    this.wanted = true;
+    if (this.stream) {
+      return;
+    }
     this.hooks.live('connecting');
     const stream = new EventSource(`${this.eventPath}/seats/stream`);
+    this.stream = stream;
     stream.addEventListener('open', () => this.hooks.live('live'));
     stream.addEventListener('snapshot', (e) =>
       this.applySnapshot(JSON.parse(/** @type {MessageEvent} */ (e).data)),
@@ -79,9 +88,23 @@ export class LiveSeatMap {
         }
         return;
       }
+      this.stream = null;
       this.hooks.live('offline');
-      void this.loadOnce().then((retry) => retry && setTimeout(() => this.connect(), RETRY_MS));
+      void this.loadOnce().then(
+        (retry) => retry && setTimeout(() => this.wanted && this.connect(), RETRY_MS),
+      );
     });
+  }
+
+  /**
+   * Closes the stream: a page waiting in the on-sale queue shows no map, and holding a stream open for each
+   * waiting shopper would cost the service what the queue is there to spare it. connect() starts afresh
+   * (the stream's first event is a snapshot).
+   */
+  disconnect() {
+    this.wanted = false;
+    this.stream?.close();
+    this.stream = null;
   }
 
   /** @returns {Promise<boolean>} whether opening the stream again makes sense */

@@ -3,6 +3,7 @@ import { apiClient, explain } from './api-client.js';
 import { holdActions } from './hold-actions.js';
 import { HoldPanel } from './hold-panel.js';
 import { button, byId, newOrderId, userName } from './page.js';
+import { queueScreen } from './queue-screen.js';
 import { waitlistBanner } from './waitlist-banner.js';
 
 /**
@@ -15,6 +16,8 @@ import { waitlistBanner } from './waitlist-banner.js';
  *   hold-actions.js hold (the seats picked, or the best available N), extend, release, confirm, and
  *                   the hold brought back after a reload
  *   page.js         element lookups, the status line, formats
+ *   queue-screen.js the event's on-sale queue: your place and wait instead of the map until your turn,
+ *                   then the map, with the admission pass on every hold
  *   seat-map.js     the map, kept live by the seat-map stream
  *   waitlist-banner.js the waiting list: join, your place, the banner with the seats offered
  *
@@ -39,7 +42,14 @@ const panel = new HoldPanel({
   api,
   explain: (err) => explain(err, eventId === DEMO_EVENT_ID),
 });
-const actions = holdActions(panel, api, eventPath);
+const queue = queueScreen({
+  api,
+  eventPath,
+  key: `seat-picker:queue:${eventId}:${token.slice(-16)}`, // this user's place survives a reload
+  panel,
+  explain: (err) => explain(err, eventId === DEMO_EVENT_ID),
+});
+const actions = holdActions(panel, api, eventPath, queue);
 const waitlist = waitlistBanner({
   api,
   eventPath,
@@ -70,7 +80,7 @@ function start() {
   addEventListener('hashchange', () => location.reload());
   setInterval(() => panel.tick(), 250);
   panel.render();
-  panel.map.connect();
+  void queue.start(); // then the map, unless the event's queue stands in the way
   void actions.restoreHold();
   waitlist.start();
 }
