@@ -50,6 +50,8 @@ export interface TestHold {
   /** maxSeatsPerUser */
   limit?: number;
   maxLifetimeMs?: number;
+  /** What the hold is priced by (HoldRecord.pricing); default: not priced. */
+  pricing?: string;
 }
 
 /** store.createHold with a fresh hold id and the defaults specs use: alice, 60 s, 10 seats per user. */
@@ -68,6 +70,7 @@ export function createHold(
     maxLifetimeMs: o.maxLifetimeMs ?? 120_000,
     maxSeatsPerUser: o.limit ?? 10,
     fencingToken: o.fence ?? 1,
+    pricing: o.pricing,
   });
 }
 

@@ -26,6 +26,8 @@ export interface HoldTerms {
    * while a queue is open.
    */
   admission?: { entry: string; pass: string } | 'bypass';
+  /** What the hold is priced by (HoldRecord.pricing), kept in its record; left out: not priced. */
+  pricing?: string;
 }
 
 /** What HoldStore.createHold is asked: one hold of these seats, all or none. */
@@ -82,6 +84,7 @@ export function holdTermsArguments(what: string, hid: string, userId: string, t:
     queueEntry: pass?.entry ?? '',
     queuePass: pass?.pass ?? '',
     queueBypass: t.admission === 'bypass' ? '1' : '',
+    pricing: t.pricing ?? '',
   };
 }
 

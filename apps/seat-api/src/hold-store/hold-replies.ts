@@ -28,6 +28,7 @@ type RawHold = [
   number,
   number?,
   number?,
+  string?,
 ];
 
 export function toHoldRecord(eventId: string, raw: unknown): HoldRecord {
@@ -49,6 +50,7 @@ export function toHoldRecord(eventId: string, raw: unknown): HoldRecord {
     nowMs: Number(r[12]),
     maxExtensions: r[13] === undefined || Number(r[13]) < 0 ? null : Number(r[13]),
     maxTtlMs: Number(r[14] ?? 0) || null,
+    pricing: r[15] ?? '',
   };
 }
 

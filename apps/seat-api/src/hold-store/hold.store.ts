@@ -14,7 +14,12 @@ import { assertWholeNumbers } from './store-arguments';
 
 /** The scripts that change an existing hold (HoldStore.change). */
 type HoldChangeScript =
-  'holdExtend' | 'holdRelease' | 'holdBeginConfirm' | 'holdFinishConfirm' | 'holdAbandonConfirm';
+  | 'holdExtend'
+  | 'holdRelease'
+  | 'holdBeginConfirm'
+  | 'holdFinishConfirm'
+  | 'holdAbandonConfirm'
+  | 'holdSetPricing';
 
 /**
  * The seat holds of every event, in Redis, laid out on shards (hold-keys.ts). Each method is one Lua
@@ -185,13 +190,34 @@ export class HoldStore implements OnModuleInit {
     }));
   }
 
+  /** `price`: what the booking was sold for (JSON), told with its HoldConfirmed; '' for an unpriced hold. */
   finishConfirm(p: {
     holdId: string;
     orderId: string;
+    price?: string;
   }): Promise<StoreResult<'HOLD_NOT_FOUND' | 'HOLD_NOT_ACTIVE'>> {
     return this.change('holdFinishConfirm', 'confirm-finish', p.holdId, (hid) => ({
       hid,
       orderId: p.orderId,
+      price: p.price ?? '',
+    }));
+  }
+
+  /**
+   * Sets what `userId`'s ACTIVE hold is priced by (its ticket types, its promo code) to `pricing`, if it is
+   * still `expected` (lua/set-hold-pricing.lua): PRICING_CHANGED when another change came first.
+   */
+  setPricing(p: {
+    holdId: string;
+    userId: string;
+    expected: string;
+    pricing: string;
+  }): Promise<StoreResult<'HOLD_NOT_FOUND' | 'HOLD_NOT_ACTIVE' | 'PRICING_CHANGED'>> {
+    return this.change('holdSetPricing', 'pricing', p.holdId, (hid) => ({
+      hid,
+      userId: p.userId,
+      expected: p.expected,
+      pricing: p.pricing,
     }));
   }
 

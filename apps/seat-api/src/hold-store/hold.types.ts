@@ -39,6 +39,12 @@ export interface HoldRecord {
    */
   maxExtensions?: number | null;
   maxTtlMs?: number | null;
+  /**
+   * What the hold is priced by, as the pricing feature wrote it (its price-list version, promo code and
+   * ticket types; opaque to the store): '' for a hold that is not priced; absent for a hold read from its
+   * booking, which keeps its prices itself.
+   */
+  pricing?: string;
 }
 
 export interface SeatConflict {

@@ -1,4 +1,5 @@
--- Step 2, after the booking committed: ARG.orderId of hold ARG.hid. Seats become BOOKED for good.
+-- Step 2, after the booking committed: ARG.orderId of hold ARG.hid. Seats become BOOKED for good; its
+-- HoldConfirmed carries ARG.price, what the booking was sold for (JSON, '' for an unpriced hold).
 -- Every caller runs it only once PostgreSQL holds this hold's booking, whose unique (event, seat) key
 -- means nobody else booked these seats: the booking wins, whatever Redis thought. A seat held by another
 -- hold (which took it after Redis lost it) becomes this hold's booked seat, and that hold loses it
@@ -12,5 +13,6 @@ for _, s in ipairs(h.seats) do
   if state ~= 'B' or hid == h.hid then set_seat(s, 'B', h.hid, 0, fence) end
 end
 finish(h, 'CONFIRMED')
-status_change(SEAT_STATUS.CONFIRMED, h, h.seats, SEAT_STATUS_FIELDS.orderId, h.order)
+status_change(SEAT_STATUS.CONFIRMED, h, h.seats, SEAT_STATUS_FIELDS.orderId, h.order,
+  SEAT_STATUS_FIELDS.price, ARG.price)
 return { 'OK', view(h) }

@@ -112,7 +112,7 @@ local function hold_make(seats, token, live, entry)
   local h = { hid = hid, user = user, status = 'ACTIVE', seats = seats, created = NOW,
               expire = NOW + tonumber(ARG.ttlMs), max = NOW + tonumber(ARG.maxLifetimeMs), ext = 0,
               fence = token, order = '', ended = 0, deadline = 0,
-              mx = tonumber(ARG.maxExtensions) or -1, mt = tonumber(ARG.maxTtlMs) or 0 }
+              mx = tonumber(ARG.maxExtensions) or -1, mt = tonumber(ARG.maxTtlMs) or 0, pr = ARG.pricing }
   if h.expire > h.max then h.expire = h.max end
   if entry then q_charge(entry, h) end
   set_seats(seats, 'H', hid, h.expire, token)

@@ -19,7 +19,8 @@ local function load(hid)
   local c = r[4]
   return { hid = hid, user = r[1], status = STATUS_NAME[r[2]], seats = r[3], created = c, expire = c + r[5],
            max = c + r[6], ext = r[7], fence = r[8], order = r[9] or '', ended = at(c, r[10]),
-           deadline = at(c, r[11]), xkey = r[12] or '', mx = (r[13] or 0) - 1, mt = r[14] or 0, qe = r[15] or '' }
+           deadline = at(c, r[11]), xkey = r[12] or '', mx = (r[13] or 0) - 1, mt = r[14] or 0, qe = r[15] or '',
+           pr = r[16] or '' }
 end
 
 local function save(h)
@@ -27,10 +28,12 @@ local function save(h)
   local c = h.created
   -- [13] the hold's extension cap + 1 and [14] its ttl cap in ms: its own terms (0: none recorded, a hold
   -- made before they were kept, whose caller's caps apply); [15] the queue entry whose admission pass it
-  -- was made under (queue.lua), '' for none
+  -- was made under (queue.lua), '' for none; [16] what it is priced by (its price-list version, promo code
+  -- and ticket types: apps/seat-api/src/pricing/hold-pricing.ts), '' for a hold that is not priced
   local r = { h.user, STATUS_CODE[h.status], h.seats, c, h.expire - c, h.max - c, h.ext, h.fence, h.order,
-              since(c, h.ended), since(c, h.deadline), h.xkey or '', (h.mx or -1) + 1, h.mt or 0, h.qe or '' }
-  local n = 15
+              since(c, h.ended), since(c, h.deadline), h.xkey or '', (h.mx or -1) + 1, h.mt or 0, h.qe or '',
+              h.pr or '' }
+  local n = 16
   while n > 8 and (r[n] == 0 or r[n] == '') do
     r[n] = nil
     n = n - 1
@@ -48,6 +51,6 @@ local function view(h)
   local status = h.status
   if status == 'ACTIVE' and h.expire <= NOW then status = 'EXPIRED' end
   return { ID_PREFIX .. h.hid, h.user, status, h.seats, h.created, h.expire, h.max, h.ext, h.fence,
-           h.order, h.ended, h.deadline, NOW, h.mx or -1, h.mt or 0 }
+           h.order, h.ended, h.deadline, NOW, h.mx or -1, h.mt or 0, h.pr or '' }
 end
 

@@ -193,7 +193,10 @@ const event = <const A extends readonly string[], const K extends readonly strin
  */
 const QUEUE_TICKET = ['queueEntry', 'queuePass', 'queueBypass'] as const;
 
-/** The terms a new hold is made under (HoldTerms): the event's policy version and limits, kept in its record. */
+/**
+ * The terms a new hold is made under (HoldTerms): the event's policy version and limits, kept in its record,
+ * and what it is priced by ('' for a hold of a show without a price list).
+ */
 const HOLD_TERMS = [
   'ttlMs',
   'maxLifetimeMs',
@@ -201,6 +204,7 @@ const HOLD_TERMS = [
   'policyVersion',
   'maxExtensions',
   'maxTtlMs',
+  'pricing',
 ] as const;
 
 /**
@@ -263,7 +267,10 @@ export const EVENT_SCRIPTS = {
     'fencingToken',
     'confirmTimeoutMs',
   ]),
-  holdFinishConfirm: event('finish-confirm.lua', ['hid', 'orderId']),
+  // `price`: what the booking was sold for, as JSON, told with its HoldConfirmed ('' for an unpriced hold)
+  holdFinishConfirm: event('finish-confirm.lua', ['hid', 'orderId', 'price']),
+  // a hold's ticket types and promo code (the record alone: no seat lock)
+  holdSetPricing: event('set-hold-pricing.lua', ['hid', 'userId', 'expected', 'pricing']),
   holdAbandonConfirm: event('abandon-confirm.lua', ['hid', 'fencingToken']),
   holdMarkBooked: event('mark-booked.lua', ['seatIds...']),
   seatsMarkBlocked: event('mark-blocked.lua', ['seatIds...']),
