@@ -16,6 +16,7 @@ const path = require('node:path');
 /** The files the cluster run repeats on the Redis Cluster; a new file joins it by being listed here. */
 const CLUSTER = [
   'apps/seat-api/src/hold-store/allocation.store.int-spec.ts',
+  'apps/seat-api/src/hold-store/hold-pricing-field.int-spec.ts',
   'apps/seat-api/src/hold-store/queue.store.int-spec.ts',
   'libs/distributed-lock/src/auto-pipelining-client.int-spec.ts',
   'libs/distributed-lock/src/contention.int-spec.ts',
@@ -51,6 +52,9 @@ const CLUSTER = [
   'test/holds/redis-stall.e2e-spec.ts',
   'test/holds/token-lifetime.e2e-spec.ts',
   'test/infrastructure/hold-shards-cluster.e2e-spec.ts',
+  'test/pricing/price-change.e2e-spec.ts',
+  'test/pricing/priced-holds.e2e-spec.ts',
+  'test/pricing/promo-holds.e2e-spec.ts',
   'test/queue/queue-api.e2e-spec.ts',
   'test/queue/queue-instance-killed.e2e-spec.ts',
   'test/outbox/outbox-faults.e2e-spec.ts',

@@ -7,13 +7,15 @@ export default async () => {
     ['./catalogue/read/event.view']: await import('./catalogue/read/event.view'),
     ['./audit/audit-action']: await import('./audit/audit-action'),
     ['./audit/dto/audit-page.view']: await import('./audit/dto/audit-page.view'),
-    ['./expiry/dto/expirations-page.view']: await import('./expiry/dto/expirations-page.view'),
-    ['./holds/allocation/best-available.dto']: await import('./holds/allocation/best-available.dto'),
     ['./pricing/dto/price-list.dto']: await import('./pricing/dto/price-list.dto'),
+    ['./pricing/dto/promo-code.dto']: await import('./pricing/dto/promo-code.dto'),
+    ['./expiry/dto/expirations-page.view']: await import('./expiry/dto/expirations-page.view'),
     ['./pricing/dto/event-prices.view']: await import('./pricing/dto/event-prices.view'),
     ['./pricing/dto/price-list.view']: await import('./pricing/dto/price-list.view'),
-    ['./pricing/dto/promo-code.dto']: await import('./pricing/dto/promo-code.dto'),
     ['./pricing/dto/promo-code.view']: await import('./pricing/dto/promo-code.view'),
+    ['./pricing/dto/priced-cart.view']: await import('./pricing/dto/priced-cart.view'),
+    ['./holds/dto/create-hold.dto']: await import('./holds/dto/create-hold.dto'),
+    ['./holds/allocation/best-available.dto']: await import('./holds/allocation/best-available.dto'),
     ['./holds/admin/dto/seat-block.dto']: await import('./holds/admin/dto/seat-block.dto'),
     ['./holds/admin/dto/bookings-page.view']: await import('./holds/admin/dto/bookings-page.view'),
     ['./holds/hold.view']: await import('./holds/hold.view'),
@@ -230,156 +232,6 @@ export default async () => {
         ],
         [import('./audit/dto/list-audit.query'), { ListAuditQuery: {} }],
         [
-          import('./expiry/dto/expirations-page.view'),
-          {
-            ExpirationView: {
-              holdId: { required: true, type: () => String },
-              seatId: { required: true, type: () => String },
-              userId: { required: true, type: () => String },
-              expiredAt: { required: true, type: () => String },
-              recordedAt: { required: true, type: () => String },
-              fencingToken: { required: true, type: () => Number },
-            },
-            ExpirationsPageView: {
-              eventId: { required: true, type: () => String },
-              total: { required: true, type: () => Number },
-              items: { required: true, type: () => [t['./expiry/dto/expirations-page.view'].ExpirationView] },
-            },
-          },
-        ],
-        [import('./expiry/dto/list-expirations.query'), { ListExpirationsQuery: {} }],
-        [
-          import('./queue/dto/queue-status.view'),
-          {
-            QueueStatusView: {
-              eventId: { required: true, type: () => String },
-              phase: { required: true, enum: ['SCHEDULED', 'PREQUEUE', 'ON_SALE'] },
-              opensAt: { required: true, type: () => String },
-              salesStartAt: { required: true, type: () => String },
-              order: { required: true, enum: ['shuffle-then-fifo', 'fifo'] },
-              admitPerMinute: { required: true, type: () => Number },
-              maxActiveShoppers: { required: true, type: () => Number },
-              passTtlSeconds: { required: true, type: () => Number },
-              idleEntryTtlSeconds: { required: true, type: () => Number },
-              paused: { required: true, type: () => Boolean },
-              servingNumber: { required: true, type: () => Number },
-              lastNumber: { required: true, type: () => Number },
-              etaSecondsPerPlace: { required: true, type: () => Number },
-              activeShoppers: { required: true, type: () => Number },
-              waiting: { required: true, type: () => Number },
-            },
-          },
-        ],
-        [
-          import('./queue/dto/queue-entry.view'),
-          {
-            QueueEntryView: {
-              entryId: { required: true, type: () => String },
-              eventId: { required: true, type: () => String },
-              status: {
-                required: true,
-                enum: ['PREQUEUE', 'WAITING', 'ADMITTED', 'DONE', 'LEFT', 'SKIPPED'],
-              },
-              number: { required: false, type: () => Number },
-              placesAhead: { required: false, type: () => Number },
-              refreshAfterSeconds: { required: true, type: () => Number },
-              pass: { required: false, type: () => String },
-              passExpiresAt: { required: false, type: () => String },
-            },
-          },
-        ],
-        [
-          import('./queue/dto/configure-queue.dto'),
-          {
-            ConfigureQueueDto: {
-              opensAt: { required: true, type: () => String },
-              salesStartAt: { required: true, type: () => String },
-              order: { required: false, enum: ['shuffle-then-fifo', 'fifo'] },
-              admitPerMinute: { required: true, type: () => Number },
-              maxActiveShoppers: { required: true, type: () => Number },
-              passTtlSeconds: { required: false, type: () => Number },
-              idleEntryTtlSeconds: { required: false, type: () => Number },
-            },
-            PaceQueueDto: {},
-            LetInDto: { count: { required: true, type: () => Number } },
-          },
-        ],
-        [
-          import('./holds/hold.view'),
-          {
-            HoldView: {
-              holdId: { required: true, type: () => String },
-              eventId: { required: true, type: () => String },
-              userId: { required: true, type: () => String },
-              status: { required: true, enum: ['ACTIVE', 'CONFIRMED', 'RELEASED', 'EXPIRED'] },
-              seatIds: { required: true, type: () => [String] },
-              createdAt: { required: true, type: () => String },
-              expiresAt: { required: true, type: () => String },
-              expiresInSeconds: { required: true, type: () => Number },
-              extensionsUsed: { required: true, type: () => Number },
-              fencingToken: { required: true, type: () => Number },
-              endedAt: { required: false, type: () => String },
-            },
-            BookingView: {
-              bookingId: { required: true, type: () => String },
-              holdId: { required: true, type: () => String },
-              orderId: { required: true, type: () => String },
-              eventId: { required: true, type: () => String },
-              seatIds: { required: true, type: () => [String] },
-              status: { required: true, enum: ['CONFIRMED'] },
-            },
-          },
-        ],
-        [
-          import('./holds/allocation/best-available.dto'),
-          {
-            BestAvailableDto: {
-              quantity: { required: true, type: () => Number, minimum: 1 },
-              category: { required: false, type: () => String, minLength: 1, maxLength: 40 },
-              section: { required: false, type: () => String, pattern: '^[A-Za-z0-9_-]{1,12}$' },
-              accessible: { required: false, type: () => Boolean },
-            },
-          },
-        ],
-        [
-          import('./holds/cancel/cancelled-event.view'),
-          {
-            CancelledEventView: {
-              eventId: { required: true, type: () => String },
-              sales: { required: true, enum: ['CANCELLED'] },
-              releasedHolds: { required: true, type: () => Number },
-              bookedHolds: { required: true, type: () => Number },
-            },
-          },
-        ],
-        [
-          import('./holds/dto/confirm-hold.dto'),
-          {
-            ConfirmHoldDto: {
-              orderId: { required: true, type: () => String, pattern: '^[A-Za-z0-9._:-]{1,100}$' },
-            },
-          },
-        ],
-        [
-          import('./holds/dto/create-hold.dto'),
-          {
-            CreateHoldDto: {
-              seatIds: { required: true, type: () => [String] },
-              bestAvailable: {
-                required: false,
-                type: () => t['./holds/allocation/best-available.dto'].BestAvailableDto,
-              },
-              ttlSeconds: { required: false, type: () => Number },
-            },
-          },
-        ],
-        [
-          import('./holds/dto/extend-hold.dto'),
-          {
-            ExtendHoldDto: { ttlSeconds: { required: true, type: () => Number, minimum: 1, maximum: 86400 } },
-          },
-        ],
-        [
           import('./pricing/dto/price-list.dto'),
           {
             TicketTypeDto: {
@@ -409,6 +261,59 @@ export default async () => {
             },
           },
         ],
+        [
+          import('./pricing/dto/promo-code.dto'),
+          {
+            PromoScopeDto: {
+              categories: {
+                required: false,
+                type: () => [String],
+                uniqueItems: true,
+                minItems: 1,
+                maxItems: 100,
+                minLength: 1,
+                maxLength: 40,
+              },
+              ticketTypes: {
+                required: false,
+                type: () => [String],
+                uniqueItems: true,
+                minItems: 1,
+                maxItems: 100,
+              },
+            },
+            CreatePromoCodeDto: {
+              code: { required: true, type: () => String },
+              kind: { required: true, enum: ['percent', 'amount', 'fixed-price'] },
+              value: { required: true, type: () => Number, minimum: 0 },
+              appliesTo: { required: false, type: () => t['./pricing/dto/promo-code.dto'].PromoScopeDto },
+              maxUses: { required: false, type: () => Number, minimum: 1, maximum: 2000000000 },
+              validFrom: { required: false, type: () => String },
+              validUntil: { required: false, type: () => String },
+              unlocksTicketTypes: { required: false, type: () => [String], uniqueItems: true, maxItems: 100 },
+            },
+            ApplyPromoCodeDto: { code: { required: true, type: () => String, minLength: 1, maxLength: 64 } },
+          },
+        ],
+        [
+          import('./expiry/dto/expirations-page.view'),
+          {
+            ExpirationView: {
+              holdId: { required: true, type: () => String },
+              seatId: { required: true, type: () => String },
+              userId: { required: true, type: () => String },
+              expiredAt: { required: true, type: () => String },
+              recordedAt: { required: true, type: () => String },
+              fencingToken: { required: true, type: () => Number },
+            },
+            ExpirationsPageView: {
+              eventId: { required: true, type: () => String },
+              total: { required: true, type: () => Number },
+              items: { required: true, type: () => [t['./expiry/dto/expirations-page.view'].ExpirationView] },
+            },
+          },
+        ],
+        [import('./expiry/dto/list-expirations.query'), { ListExpirationsQuery: {} }],
         [
           import('./pricing/dto/event-prices.view'),
           {
@@ -473,40 +378,6 @@ export default async () => {
           },
         ],
         [
-          import('./pricing/dto/promo-code.dto'),
-          {
-            PromoScopeDto: {
-              categories: {
-                required: false,
-                type: () => [String],
-                uniqueItems: true,
-                minItems: 1,
-                maxItems: 100,
-                minLength: 1,
-                maxLength: 40,
-              },
-              ticketTypes: {
-                required: false,
-                type: () => [String],
-                uniqueItems: true,
-                minItems: 1,
-                maxItems: 100,
-              },
-            },
-            CreatePromoCodeDto: {
-              code: { required: true, type: () => String },
-              kind: { required: true, enum: ['percent', 'amount', 'fixed-price'] },
-              value: { required: true, type: () => Number, minimum: 0 },
-              appliesTo: { required: false, type: () => t['./pricing/dto/promo-code.dto'].PromoScopeDto },
-              maxUses: { required: false, type: () => Number, minimum: 1, maximum: 2000000000 },
-              validFrom: { required: false, type: () => String },
-              validUntil: { required: false, type: () => String },
-              unlocksTicketTypes: { required: false, type: () => [String], uniqueItems: true, maxItems: 100 },
-            },
-            ApplyPromoCodeDto: { code: { required: true, type: () => String, minLength: 1, maxLength: 64 } },
-          },
-        ],
-        [
           import('./pricing/dto/promo-code.view'),
           {
             PromoCodeView: {
@@ -530,6 +401,173 @@ export default async () => {
               items: { required: true, type: () => [t['./pricing/dto/promo-code.view'].PromoCodeView] },
             },
           },
+        ],
+        [
+          import('./queue/dto/queue-status.view'),
+          {
+            QueueStatusView: {
+              eventId: { required: true, type: () => String },
+              phase: { required: true, enum: ['SCHEDULED', 'PREQUEUE', 'ON_SALE'] },
+              opensAt: { required: true, type: () => String },
+              salesStartAt: { required: true, type: () => String },
+              order: { required: true, enum: ['shuffle-then-fifo', 'fifo'] },
+              admitPerMinute: { required: true, type: () => Number },
+              maxActiveShoppers: { required: true, type: () => Number },
+              passTtlSeconds: { required: true, type: () => Number },
+              idleEntryTtlSeconds: { required: true, type: () => Number },
+              paused: { required: true, type: () => Boolean },
+              servingNumber: { required: true, type: () => Number },
+              lastNumber: { required: true, type: () => Number },
+              etaSecondsPerPlace: { required: true, type: () => Number },
+              activeShoppers: { required: true, type: () => Number },
+              waiting: { required: true, type: () => Number },
+            },
+          },
+        ],
+        [
+          import('./queue/dto/queue-entry.view'),
+          {
+            QueueEntryView: {
+              entryId: { required: true, type: () => String },
+              eventId: { required: true, type: () => String },
+              status: {
+                required: true,
+                enum: ['PREQUEUE', 'WAITING', 'ADMITTED', 'DONE', 'LEFT', 'SKIPPED'],
+              },
+              number: { required: false, type: () => Number },
+              placesAhead: { required: false, type: () => Number },
+              refreshAfterSeconds: { required: true, type: () => Number },
+              pass: { required: false, type: () => String },
+              passExpiresAt: { required: false, type: () => String },
+            },
+          },
+        ],
+        [
+          import('./queue/dto/configure-queue.dto'),
+          {
+            ConfigureQueueDto: {
+              opensAt: { required: true, type: () => String },
+              salesStartAt: { required: true, type: () => String },
+              order: { required: false, enum: ['shuffle-then-fifo', 'fifo'] },
+              admitPerMinute: { required: true, type: () => Number },
+              maxActiveShoppers: { required: true, type: () => Number },
+              passTtlSeconds: { required: false, type: () => Number },
+              idleEntryTtlSeconds: { required: false, type: () => Number },
+            },
+            PaceQueueDto: {},
+            LetInDto: { count: { required: true, type: () => Number } },
+          },
+        ],
+        [
+          import('./pricing/dto/priced-cart.view'),
+          {
+            PricedLineView: {
+              seatId: { required: true, type: () => String },
+              category: { required: true, type: () => String },
+              ticketType: { required: true, type: () => String },
+              unitPrice: { required: true, type: () => Number },
+              discount: { required: true, type: () => Number },
+            },
+            PricedCartView: {
+              lines: { required: false, type: () => [t['./pricing/dto/priced-cart.view'].PricedLineView] },
+              subtotal: { required: false, type: () => Number },
+              discountTotal: { required: false, type: () => Number },
+              total: { required: false, type: () => Number },
+              currency: { required: false, type: () => String },
+              priceListVersion: { required: false, type: () => Number },
+              promoCode: { required: false, type: () => String },
+            },
+          },
+        ],
+        [
+          import('./holds/hold.view'),
+          {
+            HoldView: {
+              holdId: { required: true, type: () => String },
+              eventId: { required: true, type: () => String },
+              userId: { required: true, type: () => String },
+              status: { required: true, enum: ['ACTIVE', 'CONFIRMED', 'RELEASED', 'EXPIRED'] },
+              seatIds: { required: true, type: () => [String] },
+              createdAt: { required: true, type: () => String },
+              expiresAt: { required: true, type: () => String },
+              expiresInSeconds: { required: true, type: () => Number },
+              extensionsUsed: { required: true, type: () => Number },
+              fencingToken: { required: true, type: () => Number },
+              endedAt: { required: false, type: () => String },
+            },
+            BookingView: {
+              bookingId: { required: true, type: () => String },
+              holdId: { required: true, type: () => String },
+              orderId: { required: true, type: () => String },
+              eventId: { required: true, type: () => String },
+              seatIds: { required: true, type: () => [String] },
+              status: { required: true, enum: ['CONFIRMED'] },
+            },
+          },
+        ],
+        [
+          import('./holds/allocation/best-available.dto'),
+          {
+            BestAvailableDto: {
+              quantity: { required: true, type: () => Number, minimum: 1 },
+              category: { required: false, type: () => String, minLength: 1, maxLength: 40 },
+              section: { required: false, type: () => String, pattern: '^[A-Za-z0-9_-]{1,12}$' },
+              accessible: { required: false, type: () => Boolean },
+            },
+          },
+        ],
+        [
+          import('./holds/cancel/cancelled-event.view'),
+          {
+            CancelledEventView: {
+              eventId: { required: true, type: () => String },
+              sales: { required: true, enum: ['CANCELLED'] },
+              releasedHolds: { required: true, type: () => Number },
+              bookedHolds: { required: true, type: () => Number },
+            },
+          },
+        ],
+        [
+          import('./holds/dto/confirm-hold.dto'),
+          {
+            ConfirmHoldDto: {
+              orderId: { required: true, type: () => String, pattern: '^[A-Za-z0-9._:-]{1,100}$' },
+            },
+          },
+        ],
+        [
+          import('./holds/dto/create-hold.dto'),
+          {
+            SeatLineDto: {
+              seatId: { required: true, type: () => String },
+              ticketType: { required: false, type: () => String },
+            },
+            CreateHoldDto: {
+              seatIds: { required: true, type: () => [String] },
+              seats: {
+                required: false,
+                type: () => [t['./holds/dto/create-hold.dto'].SeatLineDto],
+                minItems: 1,
+              },
+              bestAvailable: {
+                required: false,
+                type: () => t['./holds/allocation/best-available.dto'].BestAvailableDto,
+              },
+              ticketTypes: { required: false, type: 'object', additionalProperties: { type: 'number' } },
+              promoCode: { required: false, type: () => String, minLength: 1, maxLength: 64 },
+              ttlSeconds: { required: false, type: () => Number },
+            },
+          },
+        ],
+        [
+          import('./holds/dto/extend-hold.dto'),
+          {
+            ExtendHoldDto: { ttlSeconds: { required: true, type: () => Number, minimum: 1, maximum: 86400 } },
+          },
+        ],
+        [
+          import('./holds/lines/change-line.dto'),
+          { ChangeLineDto: { ticketType: { required: true, type: () => String } } },
         ],
         [
           import('./holds/admin/dto/cancelled-booking.view'),
@@ -769,6 +807,30 @@ export default async () => {
           },
         ],
         [
+          import('./pricing/prices.controller'),
+          { PricesController: { getPrices: { type: t['./pricing/dto/event-prices.view'].EventPricesView } } },
+        ],
+        [
+          import('./pricing/pricing.controller'),
+          {
+            PricingController: {
+              setPriceList: { type: t['./pricing/dto/price-list.view'].PriceListView },
+              getPriceList: { type: t['./pricing/dto/price-list.view'].PriceListView },
+            },
+          },
+        ],
+        [
+          import('./pricing/promo-codes.controller'),
+          {
+            PromoCodesController: {
+              createPromoCode: { type: t['./pricing/dto/promo-code.view'].PromoCodeView },
+              listPromoCodes: { type: t['./pricing/dto/promo-code.view'].PromoCodesView },
+              getPromoCode: { type: t['./pricing/dto/promo-code.view'].PromoCodeView },
+              disablePromoCode: { type: t['./pricing/dto/promo-code.view'].PromoCodeView },
+            },
+          },
+        ],
+        [
           import('./queue/jwks.controller'),
           { JwksController: { admissionPassKeys: { type: t['./queue/jwks.controller'].JwksView } } },
         ],
@@ -818,26 +880,12 @@ export default async () => {
           },
         ],
         [
-          import('./pricing/prices.controller'),
-          { PricesController: { getPrices: { type: t['./pricing/dto/event-prices.view'].EventPricesView } } },
-        ],
-        [
-          import('./pricing/pricing.controller'),
+          import('./holds/lines/hold-lines.controller'),
           {
-            PricingController: {
-              setPriceList: { type: t['./pricing/dto/price-list.view'].PriceListView },
-              getPriceList: { type: t['./pricing/dto/price-list.view'].PriceListView },
-            },
-          },
-        ],
-        [
-          import('./pricing/promo-codes.controller'),
-          {
-            PromoCodesController: {
-              createPromoCode: { type: t['./pricing/dto/promo-code.view'].PromoCodeView },
-              listPromoCodes: { type: t['./pricing/dto/promo-code.view'].PromoCodesView },
-              getPromoCode: { type: t['./pricing/dto/promo-code.view'].PromoCodeView },
-              disablePromoCode: { type: t['./pricing/dto/promo-code.view'].PromoCodeView },
+            HoldLinesController: {
+              changeLine: { type: t['./holds/hold.view'].HoldView },
+              applyPromoCode: { type: t['./holds/hold.view'].HoldView },
+              removePromoCode: { type: t['./holds/hold.view'].HoldView },
             },
           },
         ],

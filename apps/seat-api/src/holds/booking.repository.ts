@@ -4,6 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager, QueryFailedError, QueryRunner } from 'typeorm';
 import { BookingEntity, BookingSeatEntity, onConnectionWithin } from '@app/database';
 import type { HoldRecord } from '../hold-store';
+import { PricedSale, saleColumns } from '../pricing/priced-sale';
+import { redeemPromoCode, RedemptionRefusal } from '../pricing/promo-redemption';
 
 /** How one confirm attempt's booking transaction ended. */
 export type BookResult =
@@ -14,6 +16,8 @@ export type BookResult =
   | { ok: false; reason: 'ATTEMPT_ABANDONED' }
   /** Some seats are booked by another hold (Redis had lost that booking). */
   | { ok: false; reason: 'SEATS_BOOKED'; seatIds: string[] }
+  /** The hold's promo code could not be counted (used up, disabled, expired): nothing was written. */
+  | { ok: false; reason: 'PROMO_CODE_UNAVAILABLE'; why: RedemptionRefusal }
   /**
    * PostgreSQL failed or timed out. `committed: false`: certainly nothing was written (the error came
    * before COMMIT, so the transaction rolled back). 'unknown': COMMIT itself failed; it may have gone
@@ -49,14 +53,17 @@ export class BookingRepository {
     return this.within(timeoutMs, (m) => m.count(BookingEntity, { where: { eventId, status: 'CONFIRMED' } }));
   }
 
-  /** A booked hold as its booking tells it (for a hold Redis has forgotten), or null when not booked. */
-  async confirmedHold(holdId: string): Promise<HoldRecord | null> {
+  /**
+   * A booked hold as its booking tells it (for a hold Redis has forgotten), with the booking (which keeps
+   * what it was sold for), or null when not booked.
+   */
+  async confirmedHold(holdId: string): Promise<{ hold: HoldRecord; booking: BookingEntity } | null> {
     const booking = await this.findConfirmed(holdId);
     if (!booking) {
       return null;
     }
     const at = booking.createdAt.getTime();
-    return {
+    const hold: HoldRecord = {
       holdId,
       eventId: booking.eventId,
       userId: booking.userId,
@@ -72,10 +79,22 @@ export class BookingRepository {
       confirmDeadlineMs: null,
       nowMs: Date.now(),
     };
+    return { hold, booking };
   }
 
-  /** Writes the booking of this attempt and its seats at once, or reports why it did not. */
-  async book(hold: HoldRecord, orderId: string, timeoutMs: number): Promise<BookResult> {
+  /**
+   * Writes the booking of this attempt and its seats at once, or reports why it did not. A priced hold's
+   * booking keeps what it was sold for (`sale`), and its promo code's use is counted first, in the same
+   * transaction (redeemPromoCode): the code's row is taken before the booking is written, and a use is
+   * counted exactly when the booking commits.
+   */
+  async book(
+    hold: HoldRecord,
+    orderId: string,
+    timeoutMs: number,
+    sale: PricedSale | null = null,
+  ): Promise<BookResult> {
+    const promo: { refused: RedemptionRefusal | null } = { refused: null };
     const booking = Object.assign(new BookingEntity(), {
       id: randomUUID(),
       holdId: hold.holdId,
@@ -85,6 +104,7 @@ export class BookingRepository {
       status: 'CONFIRMED' as const,
       fencingToken: hold.fencingToken,
       seatIds: hold.seatIds,
+      ...saleColumns(sale),
     });
     let committing = false;
     try {
@@ -92,6 +112,11 @@ export class BookingRepository {
         await qr.startTransaction();
         try {
           await limitStatements(qr.manager, timeoutMs);
+          promo.refused = sale?.promo ? await redeemPromoCode(qr.manager, sale.promo.id) : null;
+          if (promo.refused) {
+            await rollBack(qr);
+            return;
+          }
           await qr.manager.insert(BookingEntity, booking);
           await qr.manager.insert(
             BookingSeatEntity,
@@ -104,6 +129,9 @@ export class BookingRepository {
         committing = true;
         await qr.commitTransaction();
       });
+      if (promo.refused) {
+        return { ok: false, reason: 'PROMO_CODE_UNAVAILABLE', why: promo.refused };
+      }
       return { ok: true, booking };
     } catch (e) {
       // past its deadline the connection was ended before any COMMIT went out: the server rolls back

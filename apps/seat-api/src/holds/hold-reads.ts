@@ -6,6 +6,8 @@ import { ConfirmSettlement } from './confirm/confirm-settlement';
 import { holdNotFound } from './hold-errors';
 import { HoldView } from './hold.view';
 import { HoldIds, HoldRecord, HoldStore } from '../hold-store';
+import { HoldPrices } from '../pricing/hold-prices.service';
+import { bookingPrice } from '../pricing/priced-sale';
 
 /** How long reading a hold may wait for PostgreSQL to tell what became of a CONFIRMING attempt. */
 const READ_SETTLE_TIMEOUT_MS = 1000;
@@ -22,6 +24,7 @@ export class HoldReads {
     private readonly store: HoldStore,
     private readonly bookings: BookingRepository,
     private readonly settlement: ConfirmSettlement,
+    private readonly prices: HoldPrices,
   ) {}
 
   /** The caller's own hold; staff (agent, admin) read anyone's. */
@@ -29,13 +32,14 @@ export class HoldReads {
     const staff = hasRole(user.roles, Role.AGENT);
     const hold = await this.store.getHold(holdId);
     if (hold && (hold.userId === user.id || staff)) {
-      return HoldView.of(await this.settledForRead(hold));
+      const read = await this.settledForRead(hold);
+      return HoldView.of(read, await this.prices.saleOf(read));
     }
     if (!hold) {
       // past the retention period Redis forgot the hold; a booking still tells what became of it
       const booked = HoldIds.parse(holdId) ? await this.bookings.confirmedHold(holdId) : null;
-      if (booked && (booked.userId === user.id || staff)) {
-        return HoldView.of(booked);
+      if (booked && (booked.hold.userId === user.id || staff)) {
+        return Object.assign(HoldView.of(booked.hold), bookingPrice(booked.booking));
       }
     }
     throw holdNotFound(holdId);

@@ -1,9 +1,31 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { BookingEntity } from '@app/database';
 import type { HoldRecord, HoldStatus } from '../hold-store';
+import { PricedCartView } from '../pricing/dto/priced-cart.view';
+import { bookingPrice, PricedSale } from '../pricing/priced-sale';
 
-/** The Hold resource as clients see it. Times come from Redis, so every instance tells the same story. */
-export class HoldView {
+/** The price fields of a priced hold's view (none for a hold that is not priced). */
+function priceFields(sale: PricedSale | null | undefined): PricedCartView {
+  if (!sale) {
+    return {};
+  }
+  const { cart } = sale;
+  return {
+    lines: cart.lines,
+    subtotal: cart.subtotal,
+    discountTotal: cart.discountTotal,
+    total: cart.total,
+    currency: cart.currency,
+    priceListVersion: sale.version,
+    ...(sale.promo ? { promoCode: sale.promo.code } : {}),
+  };
+}
+
+/**
+ * The Hold resource as clients see it. Times come from Redis, so every instance tells the same story. A
+ * priced hold (its show had a price list when it was made) carries its lines and sums (PricedCartView).
+ */
+export class HoldView extends PricedCartView {
   @ApiProperty() holdId!: string;
   @ApiProperty() eventId!: string;
   @ApiProperty() userId!: string;
@@ -20,7 +42,8 @@ export class HoldView {
   @ApiPropertyOptional({ description: 'when the hold ended (released, expired or confirmed)' })
   endedAt?: string;
 
-  static of(h: HoldRecord): HoldView {
+  /** `sale`: what the hold sells for (HoldPrices.saleOf); left out, the view has no prices. */
+  static of(h: HoldRecord, sale?: PricedSale | null): HoldView {
     // CONFIRMING is internal: to the client the hold is still ACTIVE until the booking is written
     const status = h.status === 'CONFIRMING' ? 'ACTIVE' : h.status;
     const endedAtMs = h.endedAtMs ?? (h.status === 'EXPIRED' ? h.expireAtMs : null);
@@ -39,11 +62,12 @@ export class HoldView {
     if (endedAtMs) {
       view.endedAt = new Date(endedAtMs).toISOString();
     }
-    return view;
+    return Object.assign(view, priceFields(sale));
   }
 }
 
-export class BookingView {
+/** A booking; a priced one carries what it was sold for (PricedCartView). */
+export class BookingView extends PricedCartView {
   @ApiProperty() bookingId!: string;
   @ApiProperty() holdId!: string;
   @ApiProperty() orderId!: string;
@@ -60,6 +84,7 @@ export class BookingView {
       eventId: b.eventId,
       seatIds: b.seatIds,
       status: 'CONFIRMED',
+      ...bookingPrice(b),
     };
   }
 }

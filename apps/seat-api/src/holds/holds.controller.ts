@@ -26,7 +26,7 @@ import { ExtendHoldDto } from './dto/extend-hold.dto';
 import { BookingView, HoldView } from './hold.view';
 import { RateLimited } from '../rate-limit/rate-limit.decorator';
 import { HoldReads } from './hold-reads';
-import { HoldsService } from './holds.service';
+import { HoldsService, HoldWanted } from './holds.service';
 import { ApiIdempotencyKey } from './idempotency/api-idempotency-key.decorator';
 import { IdempotentRequests } from './idempotency/idempotent-requests';
 
@@ -98,9 +98,8 @@ export class HoldsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<HoldView> {
     return this.idempotent.run(req, reply, { eventId }, async () => {
-      // the body names seats or what it wants, never both (CreateHoldDto)
-      const want = dto.bestAvailable ? { bestAvailable: dto.bestAvailable } : { seatIds: dto.seatIds };
-      const hold = await this.holds.hold(user, eventId, want, dto.ttlSeconds, { pass });
+      // the body names seats (with their ticket types or not) or what it wants, one of them (CreateHoldDto)
+      const hold = await this.holds.hold(user, eventId, holdWanted(dto), dto.ttlSeconds, { pass });
       this.logger.log({
         msg: 'hold created',
         requestId: req.id,
@@ -224,4 +223,27 @@ export class HoldsController {
       return booking;
     });
   }
+}
+
+/** What a hold's body asks for, as HoldsService takes it. */
+function holdWanted(dto: CreateHoldDto): HoldWanted {
+  const code = dto.promoCode === undefined ? {} : { promoCode: dto.promoCode };
+  if (dto.bestAvailable) {
+    const counts = Object.entries(dto.ticketTypes ?? {});
+    const ticketTypes = counts.flatMap(([ticketType, n]) =>
+      Array.from({ length: n }, () => ({ ticketType, field: `ticketTypes.${ticketType}` })),
+    );
+    return { bestAvailable: dto.bestAvailable, ...(counts.length > 0 ? { ticketTypes } : {}), ...code };
+  }
+  if (dto.seats) {
+    return {
+      seatIds: dto.seats.map((l) => l.seatId),
+      ticketTypes: dto.seats.map((l, i) => ({
+        ticketType: l.ticketType ?? '',
+        field: `seats[${i}].ticketType`,
+      })),
+      ...code,
+    };
+  }
+  return { seatIds: dto.seatIds, ...code };
 }

@@ -14,7 +14,8 @@ export const holdPrechecks = counter(
   'Lock-free seat reads before locking, made while an event is in a rush (holds/seat-demand.ts): seats taken (answered 409) or free (went on to lock)',
   ['seats'],
 );
-export const holdChanges = counter('seat_hold_changes_total', 'Extend, release and confirm outcomes', [
-  'action',
-  'outcome',
-]);
+export const holdChanges = counter(
+  'seat_hold_changes_total',
+  'Extend, release, confirm and line-change outcomes',
+  ['action', 'outcome'],
+);

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CatalogueModule } from '../catalogue/catalogue.module';
+import { PricingModule } from '../pricing/pricing.module';
 import { QueueModule } from '../queue/queue.module';
 import { BestAvailable } from './allocation/best-available';
 import { EventCancellationController } from './cancel/event-cancellation.controller';
@@ -13,17 +14,20 @@ import { IdempotentRequests } from './idempotency/idempotent-requests';
 import { IdempotencyService } from './idempotency/idempotency.service';
 import { LockedHoldChanges } from './locked-hold-changes';
 import { HoldReads } from './hold-reads';
+import { HoldLines } from './lines/hold-lines.service';
+import { HoldLinesController } from './lines/hold-lines.controller';
 import { SeatDemand } from './seat-demand';
 import { SeatLockSettings } from './seat-lock';
 import { HoldStoreModule } from '../hold-store';
 
 @Module({
-  imports: [HoldStoreModule, CatalogueModule, ConfirmModule, QueueModule],
-  controllers: [HoldsController, EventCancellationController],
+  imports: [HoldStoreModule, CatalogueModule, ConfirmModule, QueueModule, PricingModule],
+  controllers: [HoldsController, HoldLinesController, EventCancellationController],
   providers: [
     HoldsService,
     LockedHoldChanges,
     HoldReads,
+    HoldLines,
     BestAvailable,
     HoldPolicy,
     EventCancellation,

@@ -29,6 +29,7 @@ import { HoldPolicy, PolicyChanged } from './hold-policy';
 import { BestAvailable } from './allocation/best-available';
 import { BestAvailableDto } from './allocation/best-available.dto';
 import { HoldIds, HoldRecord, HoldStore, HoldTerms, StaffAction, StoreResult } from '../hold-store';
+import { HoldPrices } from '../pricing/hold-prices.service';
 import { hasRole, Role } from '../auth/roles';
 import { AdmissionPasses } from '../queue/admission-passes';
 import { queueRequired } from '../queue/queue-errors';
@@ -37,8 +38,22 @@ import { UnansweredHold, UnansweredHolds } from './unanswered-holds';
 
 export { seatLockKeys } from './seat-lock';
 
-/** What a new hold asks for: the seats it names, all or none, or the best available block of a quantity. */
-export type HoldWanted = { seatIds: string[] } | { bestAvailable: BestAvailableDto };
+/** A ticket type a new hold asks for one of its seats ('' for its category's default), and where it asks. */
+export interface WantedType {
+  ticketType: string;
+  /** The request's field naming it (`seats[2].ticketType`), for a refusal's `errors`. */
+  field: string;
+}
+
+/**
+ * What a new hold asks for: the seats it names, all or none, or the best available block of a quantity;
+ * on a priced show, maybe the ticket type of each (in seatIds' order, or in the order best available picks
+ * seats; left out: each category's default) and a promo code.
+ */
+export type HoldWanted = ({ seatIds: string[] } | { bestAvailable: BestAvailableDto }) & {
+  ticketTypes?: readonly WantedType[];
+  promoCode?: string;
+};
 
 /**
  * How a hold made by staff on a customer's behalf is sent (holds/admin): as one audited action
@@ -78,6 +93,7 @@ export class HoldsService implements OnModuleDestroy {
     private readonly bestAvailable: BestAvailable,
     private readonly passes: AdmissionPasses,
     private readonly queues: QueueStatusCache,
+    private readonly prices: HoldPrices,
   ) {}
 
   /**
@@ -95,7 +111,7 @@ export class HoldsService implements OnModuleDestroy {
       const hold = await this.createHold(user, eventId, want, ttlSeconds, by);
       this.demand.record(eventId, false);
       holdsCreated.inc();
-      return HoldView.of(hold);
+      return HoldView.of(hold, await this.prices.saleOf(hold));
     } catch (e) {
       const error = lockLostAsBusy(e);
       // every refusal is counted by its reason, whichever layer refused (limits, catalogue, store, lock)
@@ -118,12 +134,20 @@ export class HoldsService implements OnModuleDestroy {
     if ('bestAvailable' in want) {
       const wanted = want.bestAvailable;
       this.bestAvailable.assertFits(seats.values(), wanted);
-      return this.policy.attempt(eventId, wanted.quantity, ttlSeconds, (terms, policy) => {
+      return this.policy.attempt(eventId, wanted.quantity, ttlSeconds, async (terms, policy) => {
+        // the seats are picked by the hold's script: the types asked must fit any category it may pick from
+        const list = await this.prices.listFor(policy);
+        const types =
+          want.ticketTypes ??
+          Array.from({ length: wanted.quantity }, () => ({ ticketType: '', field: 'bestAvailable' }));
+        const categories =
+          wanted.category !== undefined ? [wanted.category] : (list?.categories.map((c) => c.key) ?? []);
+        const pricing = await this.prices.newBestAvailablePricing(list, categories, types, want.promoCode);
         const holdId = HoldIds.generate(eventId);
         return this.unanswered.run(this.sent(holdId, eventId, user, terms.ttlMs), () =>
           this.bestAvailable.hold(
             { eventId, holdId, userId: user.id, want: wanted },
-            { ...terms, admission },
+            { ...terms, admission, pricing },
             policy,
             () => seats.values(),
           ),
@@ -136,6 +160,7 @@ export class HoldsService implements OnModuleDestroy {
     }
     // sorted: the lock keys and the store's conflict list come out the same whatever order the client used
     const sorted = [...want.seatIds].sort();
+    const lines = linesOf(want.seatIds, sorted, want.ticketTypes, (s) => seats.get(s)!.category);
     if (this.demand.isRush(eventId)) {
       // a flash sale: most requests want seats already held; a lock-free read answers them in one round
       // trip (true when read, as any 409 is) and leaves the seat lock to requests that can get the seats
@@ -145,11 +170,14 @@ export class HoldsService implements OnModuleDestroy {
         throw seatsUnavailable(taken);
       }
     }
-    return this.policy.attempt(eventId, sorted.length, ttlSeconds, (terms) => {
+    return this.policy.attempt(eventId, sorted.length, ttlSeconds, async (terms, policy) => {
+      // priced under the version of this policy: a hold is made only while it is current (HoldPolicy)
+      const list = await this.prices.listFor(policy);
+      const pricing = await this.prices.newHoldPricing(list, { lines, promoCode: want.promoCode });
       // the id is drawn before the hold is sent: if its reply is lost, the service still knows what to undo
       const holdId = HoldIds.generate(eventId);
       const create = (action?: StaffAction) =>
-        this.locked.create(eventId, sorted, user.id, holdId, { ...terms, admission }, action);
+        this.locked.create(eventId, sorted, user.id, holdId, { ...terms, admission, pricing }, action);
       // a staff hold whose reply was lost is not undone: its audited action decides it from Redis's
       // ledger and answers the hold it made (AuditedActions)
       return staff
@@ -249,7 +277,7 @@ export class HoldsService implements OnModuleDestroy {
     );
     holdChanges.inc({ action: 'extend', outcome: r.ok ? 'ok' : r.error });
     if (r.ok) {
-      return HoldView.of(r.hold);
+      return HoldView.of(r.hold, await this.prices.saleOf(r.hold));
     }
     switch (r.error) {
       case 'HOLD_NOT_FOUND':
@@ -315,6 +343,22 @@ export class HoldsService implements OnModuleDestroy {
     }
     return hold;
   }
+}
+
+/**
+ * The lines of a hold by seat ids in the hold's (sorted) seat order: each seat's category and the type asked
+ * for it where the request named one (`asked`, in the request's order), else '' (the category's default).
+ */
+function linesOf(
+  requested: readonly string[],
+  sorted: readonly string[],
+  asked: readonly WantedType[] | undefined,
+  categoryOf: (seatId: string) => string,
+) {
+  const byId = new Map(
+    requested.map((s, i) => [s, asked?.[i] ?? { ticketType: '', field: `seatIds[${i}]` }]),
+  );
+  return sorted.map((seatId) => ({ seatId, category: categoryOf(seatId), ...byId.get(seatId)! }));
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { CatalogueModule } from '../catalogue/catalogue.module';
+import { HoldPrices } from './hold-prices.service';
 import { PriceLists } from './price-lists.service';
 import { PricesController } from './prices.controller';
 import { PricingController } from './pricing.controller';
@@ -14,7 +15,7 @@ import { PromoCodesController } from './promo-codes.controller';
 @Module({
   imports: [CatalogueModule, AuditModule],
   controllers: [PricingController, PricesController, PromoCodesController],
-  providers: [PriceLists, PromoCodes],
-  exports: [PriceLists, PromoCodes],
+  providers: [PriceLists, PromoCodes, HoldPrices],
+  exports: [PriceLists, PromoCodes, HoldPrices],
 })
 export class PricingModule {}

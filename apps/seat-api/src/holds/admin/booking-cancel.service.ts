@@ -11,6 +11,7 @@ import { CatalogueService } from '../../catalogue/catalogue.service';
 import { DomainError } from '../../common/errors/domain-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { HoldStore, StaffHoldStore } from '../../hold-store';
+import { bookingPrice } from '../../pricing/priced-sale';
 import { ConfirmSettlement } from '../confirm/confirm-settlement';
 import { bookingUnavailable, busy, lockLostAsBusy, staleFence } from '../hold-errors';
 import { SEAT_LOCK, SeatLockHost, SeatLockSettings } from '../seat-lock';
@@ -86,6 +87,7 @@ export class BookingCancelService implements SeatLockHost {
       status: 'CANCELLED',
       userId: booking.userId,
       bookedAt: booking.createdAt.toISOString(),
+      ...bookingPrice(booking),
     };
   }
 
@@ -120,6 +122,8 @@ export class BookingCancelService implements SeatLockHost {
         orderId: booking.orderId,
         customer: booking.userId,
         seatIds: booking.seatIds,
+        // the amount it was sold for, as the cancel answers it (none for an unpriced booking)
+        ...(booking.total === null ? {} : { total: booking.total, currency: booking.currency }),
       },
     };
     await this.audited.run(

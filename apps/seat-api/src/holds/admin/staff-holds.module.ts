@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AuditModule } from '../../audit/audit.module';
 import { CatalogueModule } from '../../catalogue/catalogue.module';
 import { HoldStoreModule } from '../../hold-store';
+import { PricingModule } from '../../pricing/pricing.module';
 import { ConfirmModule } from '../confirm/confirm.module';
 import { HoldsModule } from '../holds.module';
 import { SeatLockSettings } from '../seat-lock';
@@ -14,7 +15,7 @@ import { StaffHoldsService } from './staff-holds.service';
 
 /** Box-office staff on holds and bookings (agent, admin roles); each change is recorded in the event's audit. */
 @Module({
-  imports: [HoldStoreModule, CatalogueModule, ConfirmModule, AuditModule, HoldsModule],
+  imports: [HoldStoreModule, CatalogueModule, ConfirmModule, AuditModule, HoldsModule, PricingModule],
   controllers: [StaffHoldsController, StaffBookingsController, SeatBlocksController],
   providers: [StaffHoldsService, BookingCancelService, SeatBlocksService, SeatLockSettings],
 })

@@ -19,6 +19,7 @@ import { HoldView } from '../hold.view';
 import { holdChanges } from '../holds.metrics';
 import { HoldsService } from '../holds.service';
 import { SEAT_LOCK, SeatLockHost, SeatLockSettings } from '../seat-lock';
+import { HoldPrices } from '../../pricing/hold-prices.service';
 import { HoldsPageView } from './dto/holds-page.view';
 import { ListHoldsQuery } from './dto/list-holds.query';
 
@@ -43,6 +44,7 @@ export class StaffHoldsService implements SeatLockHost {
     private readonly holds: HoldsService,
     /** Read by SEAT_LOCK (seat-lock.ts) on each locked call. */
     readonly seatLock: SeatLockSettings,
+    private readonly prices: HoldPrices,
   ) {}
 
   async list(eventId: string, q: ListHoldsQuery): Promise<HoldsPageView> {
@@ -55,7 +57,7 @@ export class StaffHoldsService implements SeatLockHost {
     });
     return {
       eventId,
-      items: page.holds.map((h) => HoldView.of(h)),
+      items: await Promise.all(page.holds.map(async (h) => HoldView.of(h, await this.prices.saleOf(h)))),
       nextCursor: page.next && formatCursor(page.next),
     };
   }
@@ -153,7 +155,7 @@ export class StaffHoldsService implements SeatLockHost {
       r = await release();
     }
     if (r.ok) {
-      return HoldView.of(r.hold);
+      return HoldView.of(r.hold, await this.prices.saleOf(r.hold));
     }
     switch (r.error) {
       case 'HOLD_NOT_FOUND':

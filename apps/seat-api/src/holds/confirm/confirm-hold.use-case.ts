@@ -21,6 +21,9 @@ import { BookingView } from '../hold.view';
 import { holdChanges } from '../holds.metrics';
 import { SEAT_LOCK, SeatLockHost, SeatLockSettings } from '../seat-lock';
 import { HoldIds, HoldRecord, HoldStore } from '../../hold-store';
+import { HoldPrices } from '../../pricing/hold-prices.service';
+import { PricedSale } from '../../pricing/priced-sale';
+import { promoCodeUnavailable } from '../../pricing/pricing-errors';
 import { ConfirmSettlement, Settled } from './confirm-settlement';
 
 /** How long deciding an earlier attempt may wait for PostgreSQL inside a confirm (marker + read). */
@@ -64,6 +67,7 @@ export class ConfirmHoldUseCase implements SeatLockHost {
     private readonly config: AppConfig,
     /** Read by SEAT_LOCK (seat-lock.ts) on each locked call, and for the booking's time budget. */
     readonly seatLock: SeatLockSettings,
+    private readonly prices: HoldPrices,
   ) {}
 
   async execute(user: AuthUser, holdId: string, orderId: string): Promise<ConfirmResult> {
@@ -88,6 +92,8 @@ export class ConfirmHoldUseCase implements SeatLockHost {
     if (!hold || hold.userId !== user.id) {
       throw holdNotFound(holdId);
     }
+    // the price list and code read now, before the seat lock's lease runs (kept: the sale is made of them)
+    await this.prices.saleOf(hold);
     return this.lockedConfirm(hold.eventId, hold.seatIds, hold, orderId);
   }
 
@@ -143,8 +149,10 @@ export class ConfirmHoldUseCase implements SeatLockHost {
       }
     }
     const attempt = begun.hold;
-    const booked = await this.bookings.book(attempt, orderId, this.writeBudgetMs(lock, attempt));
-    return this.afterBooking(attempt, orderId, booked);
+    // what it sells for is what the attempt began with: its pricing no longer changes while CONFIRMING
+    const sale = await this.prices.saleOf(attempt);
+    const booked = await this.bookings.book(attempt, orderId, this.writeBudgetMs(lock, attempt), sale);
+    return this.afterBooking(attempt, orderId, booked, sale);
   }
 
   private begin(lock: HeldLock, read: HoldRecord, orderId: string) {
@@ -178,6 +186,7 @@ export class ConfirmHoldUseCase implements SeatLockHost {
     attempt: HoldRecord,
     orderId: string,
     booked: BookResult,
+    sale: PricedSale | null,
   ): Promise<ConfirmResult> {
     if (booked.ok) {
       await this.finishQuietly(booked.booking);
@@ -197,7 +206,23 @@ export class ConfirmHoldUseCase implements SeatLockHost {
         return this.seatsBookedElsewhere(attempt, booked.seatIds);
       case 'FAILED':
         return this.afterFailure(attempt, orderId, booked);
+      case 'PROMO_CODE_UNAVAILABLE':
+        return this.promoCodeRefused(attempt, sale!.promo!.code, booked.why);
     }
+  }
+
+  /**
+   * The hold's promo code could not be counted (used up, disabled, expired): the booking's transaction
+   * rolled back, nothing was booked. The attempt is given up at once (we hold the seat lock), so the hold is
+   * ACTIVE again with its code: its holder may remove the code and confirm at list prices.
+   */
+  private async promoCodeRefused(
+    attempt: HoldRecord,
+    code: string,
+    why: Extract<BookResult, { reason: 'PROMO_CODE_UNAVAILABLE' }>['why'],
+  ): Promise<never> {
+    await this.settleUnderLock(attempt);
+    throw promoCodeUnavailable(code, why);
   }
 
   /**

@@ -3,6 +3,7 @@ import { BookingEntity } from '@app/database';
 import { counter } from '@app/observability';
 import { BookingRepository } from '../booking.repository';
 import { HoldRecord, HoldStore } from '../../hold-store';
+import { bookingPrice } from '../../pricing/priced-sale';
 
 const settled = counter(
   'seat_confirm_settled_total',
@@ -71,7 +72,13 @@ export class ConfirmSettlement {
    * no longer has the hold (retention passed): PostgreSQL alone tells its story then.
    */
   async finish(holdId: string, booking: BookingEntity): Promise<HoldRecord | null> {
-    const r = await this.store.finishConfirm({ holdId, orderId: booking.orderId! });
+    // its HoldConfirmed tells what the booking was sold for ('' for an unpriced one)
+    const price = bookingPrice(booking);
+    const r = await this.store.finishConfirm({
+      holdId,
+      orderId: booking.orderId!,
+      price: price.total === undefined ? '' : JSON.stringify(price),
+    });
     if (r.ok) {
       return r.hold;
     }

@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -7,6 +7,8 @@ import {
   ArrayUnique,
   IsArray,
   IsInt,
+  IsString,
+  Length,
   Matches,
   Max,
   Min,
@@ -16,7 +18,8 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { validBodyShortcut } from '../../common/validation';
-import { BestAvailableDto } from '../allocation/best-available.dto';
+import { TICKET_TYPE_KEY, TICKET_TYPE_KEY_RULE } from '../../pricing/dto/price-list.dto';
+import { BEST_AVAILABLE_MAX_SEATS, BestAvailableDto } from '../allocation/best-available.dto';
 
 export const SEAT_ID = /^[A-Za-z0-9._-]{1,32}$/;
 /**
@@ -59,13 +62,69 @@ export const TTL_SECONDS_SCHEMA = {
   maximum: MAX_TTL_SECONDS,
 } as const;
 
-/** A hold names its seats or what it wants (bestAvailable): one of the two, never both. */
-const NotWithSeatIds = () =>
+/** A hold names its seats (seatIds, or seats with their ticket types) or what it wants (bestAvailable): one. */
+const OnlyOneOfTheSeatForms = () =>
   ValidateBy({
-    name: 'notWithSeatIds',
+    name: 'onlyOneOfTheSeatForms',
     validator: {
-      validate: (_value: unknown, args) => (args?.object as CreateHoldDto).seatIds === undefined,
-      defaultMessage: () => 'give either seatIds or bestAvailable, not both',
+      validate: (_value: unknown, args) => {
+        const dto = args?.object as CreateHoldDto;
+        return [dto.seatIds, dto.seats, dto.bestAvailable].filter((v) => v !== undefined).length === 1;
+      },
+      defaultMessage: () => 'give one of seatIds, seats and bestAvailable',
+    },
+  });
+
+/**
+ * `ticketTypes` of a best-available hold: ticket type -> how many, adding up to its quantity (the types go
+ * to the picked seats in the order given).
+ */
+const TicketTypeCounts = () =>
+  ValidateBy({
+    name: 'ticketTypeCounts',
+    validator: {
+      validate: (value: unknown, args) => {
+        const want = (args?.object as CreateHoldDto).bestAvailable;
+        if (typeof value !== 'object' || value === null || Array.isArray(value) || !want) {
+          return false;
+        }
+        const entries = Object.entries(value as Record<string, unknown>);
+        return (
+          entries.length > 0 &&
+          entries.every(([k, n]) => TICKET_TYPE_KEY.test(k) && Number.isInteger(n) && (n as number) >= 1) &&
+          entries.reduce((sum, [, n]) => sum + (n as number), 0) === want.quantity
+        );
+      },
+      defaultMessage: () =>
+        `ticketTypes goes with bestAvailable: { <ticket type>: count, ... }, counts adding up to its quantity; each type ${TICKET_TYPE_KEY_RULE}`,
+    },
+  });
+
+/** A seat to hold and the ticket type it is sold as. */
+export class SeatLineDto {
+  @ApiProperty({ example: 'HALL-A-1' })
+  @Matches(SEAT_ID, { message: 'seatId must be 1-32 chars of letters, digits, . _ -' })
+  seatId!: string;
+
+  @ApiPropertyOptional({
+    example: 'child',
+    description:
+      "a ticket type of the seat's category; left out: the category's first type sold without a code",
+  })
+  @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
+  @Matches(TICKET_TYPE_KEY, { message: `ticketType must be ${TICKET_TYPE_KEY_RULE}` })
+  ticketType?: string;
+}
+
+/** No two lines of `seats` name one seat. */
+const DistinctSeats = () =>
+  ValidateBy({
+    name: 'distinctSeats',
+    validator: {
+      validate: (value: unknown) =>
+        Array.isArray(value) &&
+        new Set(value.map((l: { seatId?: unknown }) => l?.seatId)).size === value.length,
+      defaultMessage: () => 'seats must not repeat a seat',
     },
   });
 
@@ -76,11 +135,32 @@ export class CreateHoldDto {
     example: ['HALL-A-1', 'HALL-A-2'],
     description: 'held all or none; exactly one of seatIds and bestAvailable',
   })
-  // required unless bestAvailable is given
-  @ValidateIf((dto: CreateHoldDto) => dto.seatIds !== undefined || dto.bestAvailable === undefined)
+  // required unless bestAvailable or seats is given
+  @ValidateIf(
+    (dto: CreateHoldDto) => dto.seatIds !== undefined || (dto.bestAvailable ?? dto.seats) === undefined,
+  )
+  @OnlyOneOfTheSeatForms()
   @SeatIdsChecks()
-  // absent when bestAvailable is given (validated above); typed as given, as every hold by id reads it
+  // absent when bestAvailable or seats is given (validated above); typed as given, as every hold by id reads it
   seatIds!: string[];
+
+  @ApiPropertyOptional({
+    type: [SeatLineDto],
+    minItems: 1,
+    maxItems: MAX_SEATS,
+    description:
+      "instead of seatIds, on a priced show: each seat with the ticket type it is sold as (left out: its category's default)",
+  })
+  @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
+  @OnlyOneOfTheSeatForms()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_SEATS)
+  @DistinctSeats()
+  @IsObject({ each: true })
+  @ValidateNested({ each: true })
+  @Type(() => SeatLineDto)
+  seats?: SeatLineDto[];
 
   @ApiPropertyOptional({
     type: () => BestAvailableDto,
@@ -88,11 +168,32 @@ export class CreateHoldDto {
       'instead of seatIds: the service picks seats side by side in one row, the best by the layout (front rows, then nearest the centre), never leaving a single seat alone when another choice exists',
   })
   @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
-  @NotWithSeatIds()
+  @OnlyOneOfTheSeatForms()
   @IsObject()
   @ValidateNested()
   @Type(() => BestAvailableDto)
   bestAvailable?: BestAvailableDto;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'integer', minimum: 1, maximum: BEST_AVAILABLE_MAX_SEATS },
+    example: { adult: 2, child: 2 },
+    description:
+      'with bestAvailable, on a priced show: how many seats of each ticket type, adding up to its quantity (the picked seats take them in this order); left out: the default type',
+  })
+  @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
+  @TicketTypeCounts()
+  ticketTypes?: Record<string, number>;
+
+  @ApiPropertyOptional({
+    example: 'SUMMER10',
+    description:
+      'a promo code of the show, applied to the hold as POST /v1/holds/{holdId}/promo-code would (and so it may take the hidden types the code unlocks)',
+  })
+  @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
+  @IsString()
+  @Length(1, 64)
+  promoCode?: string;
 
   @ApiPropertyOptional({
     ...TTL_SECONDS_SCHEMA,

@@ -1,7 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { PricedCartView } from '../../../pricing/dto/priced-cart.view';
 
-/** A booking as its cancellation left it: its seats are available again. */
-export class CancelledBookingView {
+/**
+ * A booking as its cancellation left it: its seats are available again. A priced booking tells what it was
+ * sold for (`total` in minor units of `currency`, its lines), the amount to refund.
+ */
+export class CancelledBookingView extends PricedCartView {
   @ApiProperty({ format: 'uuid' }) bookingId!: string;
   @ApiProperty() holdId!: string;
   @ApiProperty() orderId!: string;
