@@ -55,6 +55,7 @@ const CLUSTER = [
   'test/pricing/price-change.e2e-spec.ts',
   'test/pricing/priced-holds.e2e-spec.ts',
   'test/pricing/promo-holds.e2e-spec.ts',
+  'test/pricing/promo-race.e2e-spec.ts',
   'test/queue/queue-api.e2e-spec.ts',
   'test/queue/queue-instance-killed.e2e-spec.ts',
   'test/outbox/outbox-faults.e2e-spec.ts',

@@ -5,7 +5,8 @@
  * and unblocked by staff, and each staff action as its audit records it) reaches
  * seat.status in the order it was made, keyed by the show, with ids that name the change, each message
  * valid against the AsyncAPI document the API serves at /docs/asyncapi; seat.expired keeps carrying
- * exactly its SeatExpired messages and nothing else; Kafka down meanwhile loses nothing.
+ * exactly its SeatExpired messages and nothing else; Kafka down meanwhile loses nothing; a priced hold's
+ * HoldConfirmed carries what its booking was sold for.
  */
 import Ajv, { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -16,6 +17,7 @@ import { parse } from 'yaml';
 import { HoldIds, HoldStore } from '../../apps/seat-api/src/hold-store';
 import { eventually, TopicProbe, topicMessageCount } from '@test/support/kafka-probe';
 import { PrivateKafka } from '@test/support/private-kafka';
+import { createPricedShow, createPromo, setPrices } from '@test/support/pricing-stage';
 import { Api, createEvent, startApi } from '@test/support/seat-api';
 import { testRedisClient } from '@test/support/test-redis';
 
@@ -258,4 +260,53 @@ it('Kafka down while seats change: every change arrives once Kafka is back, in t
     await probe.stop();
     await redis.quit();
   }
+});
+
+it('a priced hold confirmed: its HoldConfirmed carries the lines and sums its booking was sold for, valid against /docs/asyncapi', async () => {
+  const priced = await createPricedShow(api, 5, 1);
+  await setPrices(api, priced);
+  await createPromo(api, priced, {
+    code: 'TEN',
+    kind: 'percent',
+    value: 10,
+    appliesTo: { categories: ['standard'] },
+  });
+  const made = await api.call('POST', `/v1/events/${priced}/holds`, {
+    token: alice,
+    body: { seats: [{ seatId: 'P-A-1' }, { seatId: 'S-A-1', ticketType: 'child' }], promoCode: 'TEN' },
+  });
+  expect(made.status).toBe(201);
+  const booked = await api.call('POST', `/v1/holds/${made.body.holdId}/confirm`, {
+    token: alice,
+    body: { orderId: 'o-priced' },
+  });
+  expect(booked.status).toBe(201);
+  const confirmedOf = () =>
+    status.messages
+      .filter((m) => m.key?.toString() === priced)
+      .map((m) => JSON.parse(m.value!.toString()))
+      .filter((ce) => ce.type === 'HoldConfirmed');
+  await eventually(() => confirmedOf().length > 0, 30_000, 'the priced HoldConfirmed on seat.status');
+  const [ce] = confirmedOf();
+  const validate = validators.get('HoldConfirmed')!;
+  expect([validate(ce), validate.errors]).toEqual([true, null]);
+  expect(ce.data).toEqual({
+    eventId: priced,
+    holdId: made.body.holdId,
+    userId: 'alice',
+    seatIds: ['P-A-1', 'S-A-1'],
+    orderId: 'o-priced',
+    currency: 'EUR',
+    priceListVersion: 1,
+    promoCode: 'TEN',
+    lines: [
+      { seatId: 'P-A-1', category: 'premium', ticketType: 'adult', unitPrice: 9000, discount: 0 },
+      { seatId: 'S-A-1', category: 'standard', ticketType: 'child', unitPrice: 2500, discount: 250 },
+    ],
+    subtotal: 11500,
+    discountTotal: 250,
+    total: 11250,
+  });
+  // the booking as its customer and staff read it tells the same figures
+  expect(booked.body).toMatchObject({ total: 11250, lines: ce.data.lines, promoCode: 'TEN' });
 });
