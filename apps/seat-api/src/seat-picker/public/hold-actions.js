@@ -12,12 +12,13 @@ import { byId, formatSeconds, newOrderId, say } from './page.js';
  * @param {import('./api-client.js').Api} api
  * @param {string} eventPath `/v1/events/<eventId>`
  * @param {import('./queue-screen.js').QueueScreen} queue the event's on-sale queue, which gates new holds
+ * @param {import('./prices.js').PricePanel} prices the seats' ticket types, on a priced show
  */
-export function holdActions(panel, api, eventPath, queue) {
+export function holdActions(panel, api, eventPath, queue, prices) {
   /**
    * A new hold (seats, or best available): while the event's queue is open it carries the admission pass
    * of this user's turn, and a refusal by the queue (no pass, or one that takes no more holds) goes to it.
-   * @param {{ seatIds: string[] } | { bestAvailable: { quantity: number } }} body
+   * @param {{ seatIds: string[] } | { seats: { seatId: string, ticketType?: string }[] } | { bestAvailable: { quantity: number } }} body
    * @returns {Promise<Hold>}
    */
   const createHold = async (body) => {
@@ -32,7 +33,7 @@ export function holdActions(panel, api, eventPath, queue) {
   const holdSeats = () =>
     panel.act(async () => {
       const seatIds = [...panel.selection];
-      const created = await createHold({ seatIds });
+      const created = await createHold(prices.holdBody(seatIds));
       panel.selection.clear();
       panel.holdTtl = Math.round((Date.parse(created.expiresAt) - Date.parse(created.createdAt)) / 1000);
       panel.startHold(created);

@@ -24,6 +24,8 @@ export class HoldPanel {
   busy = false;
   /** the on-sale queue stands between this user and new holds (queue-screen.js): nothing to pick meanwhile */
   queued = false;
+  /** @type {(() => void) | undefined} called after each render: the prices (prices.js) follow the panel */
+  onRender;
 
   /**
    * @param {object} options
@@ -132,6 +134,7 @@ export class HoldPanel {
       byId('hold-seats').textContent = hold.seatIds.join(', ');
       button('extend').textContent = `Extend (+${formatSeconds(this.holdTtl)})`;
     }
+    this.onRender?.();
   }
 
   /** The countdown, every 250 ms; the hold ends on the page when it runs out. */

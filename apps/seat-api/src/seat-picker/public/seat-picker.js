@@ -3,6 +3,7 @@ import { apiClient, explain } from './api-client.js';
 import { holdActions } from './hold-actions.js';
 import { HoldPanel } from './hold-panel.js';
 import { button, byId, newOrderId, userName } from './page.js';
+import { pricePanel } from './prices.js';
 import { queueScreen } from './queue-screen.js';
 import { waitlistBanner } from './waitlist-banner.js';
 
@@ -16,6 +17,7 @@ import { waitlistBanner } from './waitlist-banner.js';
  *   hold-actions.js hold (the seats picked, or the best available N), extend, release, confirm, and
  *                   the hold brought back after a reload
  *   page.js         element lookups, the status line, formats
+ *   prices.js       a priced show's price ranges, the price of a seat on hover, ticket types, the total
  *   queue-screen.js the event's on-sale queue: your place and wait instead of the map until your turn,
  *                   then the map, with the admission pass on every hold
  *   seat-map.js     the map, kept live by the seat-map stream
@@ -49,7 +51,14 @@ const queue = queueScreen({
   panel,
   explain: (err) => explain(err, eventId === DEMO_EVENT_ID),
 });
-const actions = holdActions(panel, api, eventPath, queue);
+const prices = pricePanel({
+  api,
+  eventPath,
+  panel,
+  explain: (err) => explain(err, eventId === DEMO_EVENT_ID),
+});
+panel.onRender = () => prices.render();
+const actions = holdActions(panel, api, eventPath, queue, prices);
 const waitlist = waitlistBanner({
   api,
   eventPath,
@@ -80,6 +89,7 @@ function start() {
   addEventListener('hashchange', () => location.reload());
   setInterval(() => panel.tick(), 250);
   panel.render();
+  void prices.start();
   void queue.start(); // then the map, unless the event's queue stands in the way
   void actions.restoreHold();
   waitlist.start();
