@@ -3,7 +3,7 @@
  * response, RequestQueue.scheduleCheckPendingRequests arms a timer for `throttledUntil - now`, which is
  * negative when nothing throttles the connection (throttledUntil is -1), so Node runs it after 1 ms (with a
  * TimeoutNegativeWarning); the timer runs the check, which arms it again, for as long as the connection
- * lives. An idle consumer woke a thousand times a second per connection for nothing: most of its CPU.
+ * lives: an idle client wakes a thousand times a second per connection for nothing, most of its CPU.
  *
  * The check only sends the requests waiting in `pending` (held back by a throttle or the in-flight limit).
  * With none waiting there is nothing to check: `push` schedules the check itself when it queues one, and a
