@@ -39,21 +39,44 @@ export function spawnTs(
       stdio: ['ignore', log, log],
     },
   );
-  return {
-    proc,
-    stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
-      if (proc.exitCode !== null || proc.signalCode !== null) {
-        return;
-      }
-      const exited = new Promise((r) => proc.once('exit', r));
-      proc.kill(signal);
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-      if (proc.exitCode === null && proc.signalCode === null) {
-        proc.kill('SIGKILL');
-        await exited;
-      }
-    },
+  return { proc, stop: stopper(proc) };
+}
+
+/** Stops the child with `signal`, then SIGKILL if it has not exited within 10 s. */
+function stopper(proc: ChildProcess): Child['stop'] {
+  return async (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (proc.exitCode !== null || proc.signalCode !== null) {
+      return;
+    }
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill(signal);
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    if (proc.exitCode === null && proc.signalCode === null) {
+      proc.kill('SIGKILL');
+      await exited;
+    }
   };
+}
+
+/**
+ * Runs a built entry point (`dist/...`, relative to `root`) with `node <nodeArgs>`, as scripts/start.sh and
+ * the Dockerfile run the apps; stdout and stderr go to `logFile`.
+ */
+export function spawnBuilt(
+  entry: string,
+  env: Record<string, string>,
+  logFile: string,
+  nodeArgs: readonly string[],
+  root = repoRoot,
+): Child {
+  const log = openSync(logFile, 'a');
+  const profile = process.env.BENCH_PROFILE ? ['-r', path.join(__dirname, 'cpu-profile.js')] : [];
+  const proc = spawn(process.execPath, [...nodeArgs, ...profile, entry], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', log, log],
+  });
+  return { proc, stop: stopper(proc) };
 }
 
 /** Polls `url` until it answers 200 (or the child dies, or `timeoutMs` passes). */

@@ -1,3 +1,4 @@
+import '../../libs/kafka/src/request-queue-timer'; // as the apps: no 1 ms timer per idle connection
 import { Kafka, logLevel } from 'kafkajs';
 import Redis from 'ioredis';
 import { Client } from 'pg';

@@ -3,6 +3,8 @@
  * Redis key prefix and Kafka topic names, derived from the run id, so files and runs never share state.
  */
 import 'reflect-metadata';
+// tests that use kafkajs directly get the fix the apps get through libs/kafka (no 1 ms timer per idle connection)
+import '@app/kafka/request-queue-timer';
 import { randomBytes } from 'node:crypto';
 
 const run = process.env.TEST_RUN_ID ?? 'adhoc';

@@ -197,12 +197,17 @@ export class SeatApiEnvironment extends BaseEnvironment {
   SEAT_MAP_MAX_STREAMS_PER_CALLER: number = 20;
 
   /**
-   * A stream whose client has not taken what was written to it (the socket has not drained) for this
-   * long is dropped (seat_map_dropped_streams_total{reason="not_draining"}); an EventSource reconnects
-   * and resumes from its last event. A slow client that makes progress is never dropped.
+   * A stream whose client has taken nothing of what was written to it for this long is dropped
+   * (seat_map_dropped_streams_total{reason="not_draining"}); an EventSource reconnects and resumes from
+   * its last event. A client that keeps reading keeps its stream, however slowly it reads, as long as
+   * its progress shows within this time: the server sees what the client's TCP acknowledges (on Linux;
+   * elsewhere only what its own kernel takes, megabytes at a time), in steps of up to a few hundred KiB
+   * and, once the client's receive window has closed, only when TCP probes it (up to 2 minutes apart).
+   * The default leaves room for that: a client reading 8 KiB/s keeps its stream. A shorter timeout
+   * drops slow readers with the stopped ones.
    */
   @EnvInteger(100, 600_000)
-  SEAT_MAP_STREAM_DRAIN_TIMEOUT_MS: number = 10_000;
+  SEAT_MAP_STREAM_DRAIN_TIMEOUT_MS: number = 180_000;
 
   /**
    * Memory budget of the open streams (estimated bytes): each is charged 64 KiB (what it may have

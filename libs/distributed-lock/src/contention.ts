@@ -82,7 +82,7 @@ export class BusyWait {
       watch.cancel();
       const waited = performance.now() - this.started;
       this.metrics.acquisitions.inc({ result: 'busy' });
-      this.metrics.observeWait(waited / 1000);
+      this.metrics.waitSeconds.observe(waited / 1000);
       return new LockNotAcquiredError(this.keys, waited, Math.max(holderTtl, 1));
     }
     const delay = nextWaitMs({ attempt, remainingMs: remaining, holderTtlMs: holderTtl, holderHere });
@@ -108,7 +108,7 @@ export class BusyWait {
       });
     } catch (e) {
       this.metrics.acquisitions.inc({ result: 'answered_by_handler' });
-      this.metrics.observeWait((performance.now() - this.started) / 1000);
+      this.metrics.waitSeconds.observe((performance.now() - this.started) / 1000);
       throw e;
     }
   }

@@ -127,8 +127,8 @@ export class DistributedLockService implements OnApplicationShutdown {
       if (reply[0] === 1) {
         // antirez's check: a grant that arrives after the lease could have run out is worth nothing
         if (now - sentAt < leaseMs) {
-          this.metrics.acquired.inc();
-          this.metrics.observeWait((now - started) / 1000);
+          this.metrics.acquisitions.inc({ result: 'acquired' });
+          this.metrics.waitSeconds.observe((now - started) / 1000);
           const margin = this.marginOf(leaseMs);
           return this.leases.track(
             new TrackedLock(

@@ -1,5 +1,4 @@
 import { Counter, Gauge, Histogram, Registry, register as globalRegistry } from 'prom-client';
-import { boundInc, boundObserve } from '@app/observability';
 
 /** Every lock service of the process adds its count of held locks here (read when scraped). */
 const sources: (() => number)[] = [];
@@ -14,9 +13,6 @@ export class LockMetrics {
   readonly lost: Counter<'reason'>;
   readonly validityRefused: Counter;
   readonly held: Gauge;
-  /** `acquisitions` {result="acquired"} and `waitSeconds` for the hot path: no label hashing per call. */
-  readonly acquired: { inc(): void };
-  readonly observeWait: (seconds: number) => void;
 
   /** `heldNow` is read at scrape time, so holding and releasing costs no metric update. */
   constructor(registry: Registry = globalRegistry, heldNow: () => number = () => 0) {
@@ -103,7 +99,5 @@ export class LockMetrics {
         }),
     );
     sources.push(heldNow);
-    this.acquired = { inc: boundInc(this.acquisitions, { result: 'acquired' }) };
-    this.observeWait = boundObserve(this.waitSeconds);
   }
 }

@@ -64,8 +64,8 @@ export function sendPipelinedAcquire(
         }
         lock.fencingToken = Number(reply[1]);
         lock.acquiredAt = performance.now();
-        metrics.acquired.inc();
-        metrics.observeWait((lock.acquiredAt - sentAt) / 1000);
+        metrics.acquisitions.inc({ result: 'acquired' });
+        metrics.waitSeconds.observe((lock.acquiredAt - sentAt) / 1000);
         if (!lock.released) {
           leases.track(lock);
         }

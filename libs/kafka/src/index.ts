@@ -1,3 +1,5 @@
+// first: the fix applies to every kafkajs client of the process, Nest's own included
+import './request-queue-timer';
 export * from './create-kafka';
 export * from './kafka-log';
 export * from './kafka.constants';

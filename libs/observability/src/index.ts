@@ -1,4 +1,3 @@
-export * from './bound-metrics';
 export * from './http-metrics';
 export * from './logging';
 export * from './metrics';

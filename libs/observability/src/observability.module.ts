@@ -11,7 +11,10 @@ let defaultsCollected = false;
 export class ObservabilityModule {
   constructor() {
     if (!defaultsCollected && !register.getSingleMetric('process_cpu_seconds_total')) {
-      collectDefaultMetrics();
+      // the event-loop delay histogram samples every 100 ms, not prom-client's 10 ms: each sample wakes
+      // the loop, and 100 wakeups a second are most of an idle consumer's CPU (bench/README.md, idle
+      // cost); a stall of 100 ms or more, what the lag metrics are read for, still delays a sample
+      collectDefaultMetrics({ eventLoopMonitoringPrecision: 100 });
       defaultsCollected = true;
     }
   }

@@ -49,13 +49,11 @@
  *                 at an instance's first load of the event (or its first best-available hold after Redis
  *                 lost it), kept by every seat change after, deleted with the event
  *
- * What a held seat costs (bench:store, 50,000 holds in one event, Redis defaults; freed bytes per hold
- * when each kind of key is deleted): a seats entry ~83 B (hashtable), a hold record ~64 B and a due
- * entry ~30 B (listpack buckets, the bucket keys and the head included), a user ~29 B, the change log
- * ~7 B amortised: about 221 B for a 1-seat hold (346 B with one hashtable and one skiplist per event),
- * 154 / 144 B per seat for 2 / 4 seats. A record above
- * 64 B (4 seat ids, or a long user id) turns its bucket into a hashtable (~100 B a record).
- * Small events pay for their few keys: 262 / 211 / 204 B per held seat with 50 / 100 / 200 holds each.
+ * What a held seat costs, per kind of key, is measured by `npm run bench:store` (bench/README.md, with
+ * the report in bench/results/store.md). Hold records and due entries live in buckets because Redis keeps
+ * a small hash or sorted set as a listpack, smaller per entry than one hashtable and one skiplist per event
+ * would be. A record above 64 B (4 seat ids, or a long user id) passes Redis's listpack value limit
+ * and turns its bucket into a hashtable. Small events pay more per held seat for their few keys.
  *
  * Per shard (`hold:{s<k>}:…`):
  *   due     ZSET  eventId -> the earliest due time among the event's holds (or earlier: scripts only

@@ -99,8 +99,8 @@ export class SeatMapController {
       '`: ping` comments keep it open. Last-Event-ID (or ?lastEventId=) resumes with what changed since ' +
       'that event, or sends a new snapshot when the change log no longer has it or is another log (Redis ' +
       'lost its data: the epoch changed). Open streams get a new snapshot when that happens. Written only as fast as the ' +
-      'client reads: a client that has not taken what was written for SEAT_MAP_STREAM_DRAIN_TIMEOUT_MS is ' +
-      'dropped (it reconnects and resumes); one that lags gets the seats changed meanwhile in one event, ' +
+      'client reads: a client that has taken nothing for SEAT_MAP_STREAM_DRAIN_TIMEOUT_MS is dropped (it ' +
+      'reconnects and resumes), one that reads slowly keeps its stream; one that lags gets the seats changed meanwhile in one event, ' +
       'or a new snapshot. A caller keeps at most SEAT_MAP_MAX_STREAMS_PER_CALLER streams open (429 ' +
       'STREAM_LIMIT_EXCEEDED); an instance at SEAT_MAP_MAX_STREAMS or its stream memory budget answers 503 ' +
       'TOO_MANY_STREAMS.',

@@ -26,7 +26,7 @@ export const refusedStreams = counter(
 );
 export const droppedStreams = counter(
   'seat_map_dropped_streams_total',
-  'Streams ended by the server: not_draining = the client had not taken what was written for ' +
+  'Streams ended by the server: not_draining = the client had taken nothing of what was written for ' +
     'SEAT_MAP_STREAM_DRAIN_TIMEOUT_MS',
   ['reason'],
 );

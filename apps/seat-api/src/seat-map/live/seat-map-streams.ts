@@ -11,6 +11,7 @@ import type { SeatListTemplate } from '../snapshot/seat-list-template';
 import { SnapshotSync } from '../snapshot/snapshot-sync';
 import { EventFeed } from './event-feed';
 import { SseClient, STREAM_BASE_BYTES } from './sse-client';
+import { StalledStreams } from './stalled-streams';
 
 /**
  * GET /v1/events/{eventId}/seats/stream. Everything that can fail (too many streams, here or for this
@@ -23,7 +24,7 @@ import { SseClient, STREAM_BASE_BYTES } from './sse-client';
  * Memory: each stream is charged STREAM_BASE_BYTES plus one byte per seat of its event (the statuses of
  * the snapshot frame it may be sending, sse-client.ts) against SEAT_MAP_STREAM_MEMORY_MAX_BYTES. What a
  * stream holds does not grow with what its client leaves unread: a client that reads nothing holds one
- * piece of its snapshot until the drain timeout drops it.
+ * piece of its snapshot until the drain timeout drops it (stalled-streams.ts).
  */
 @Injectable()
 export class SeatMapStreams implements OnModuleDestroy {
@@ -31,7 +32,7 @@ export class SeatMapStreams implements OnModuleDestroy {
   private readonly maxStreams: number;
   private readonly heartbeatMs: number;
   private readonly maxPerCaller: number;
-  private readonly drainTimeoutMs: number;
+  private readonly stalls: StalledStreams;
   private readonly memoryBudget: number;
   private open = 0;
   /** Open streams per caller (counted from the checks on, like `open`). */
@@ -47,7 +48,7 @@ export class SeatMapStreams implements OnModuleDestroy {
     this.maxStreams = c.maxStreams;
     this.heartbeatMs = c.heartbeatMs;
     this.maxPerCaller = c.maxStreamsPerCaller;
-    this.drainTimeoutMs = c.drainTimeoutMs;
+    this.stalls = new StalledStreams(c.drainTimeoutMs);
     this.memoryBudget = c.streamMemoryMaxBytes;
   }
 
@@ -89,7 +90,7 @@ export class SeatMapStreams implements OnModuleDestroy {
       const snap = sync.snapshot;
       const res = openEventStream(req, reply);
       const feed = this.feedOf(sync, template);
-      const client = new SseClient(res, this.drainTimeoutMs, () => {
+      const client = new SseClient(res, this.stalls, () => {
         feed.remove(client);
         this.track(-1, caller, -charge);
       });

@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { droppedStreams } from '../seat-map.metrics';
 import type { SnapshotFrame } from '../snapshot/snapshot-frame';
+import type { Stalled, StalledStreams } from './stalled-streams';
 
 /** Bytes of a snapshot written at a time: what a client that stops reading holds in this process. */
 export const PIECE_BYTES = 32 * 1024;
@@ -20,34 +22,43 @@ export const SSE_PING = ': ping\n\n';
  * - a snapshot goes out a piece at a time, the next piece when the socket has drained;
  * - while the socket has not drained, nothing more is written: the seats changed meanwhile are noted
  *   (owed), and sent with their status at the time once it has (the feed does, at its next batch);
- * - a client whose socket has not drained for the drain timeout is dropped (its EventSource reconnects
- *   and resumes from its last event), so one that never reads holds a piece of memory for that long.
+ * - while the socket has not drained, the stream is watched (stalled-streams.ts): a client that has
+ *   taken nothing for the drain timeout is dropped (its EventSource reconnects and resumes from its last
+ *   event), so one that never reads holds a piece of memory for that long; one that reads slowly keeps
+ *   its stream.
  */
-export class SseClient {
+export class SseClient implements Stalled {
   private closed = false;
   private frame?: SnapshotFrame;
   private frameAt = 0;
-  private stall?: NodeJS.Timeout;
   /** Seats changed since what this client was sent, while it could not take them. */
   private readonly owed = new Set<number>();
   private owesSnapshot = false;
 
   constructor(
     private readonly res: ServerResponse,
-    private readonly drainTimeoutMs: number,
+    private readonly stalls: StalledStreams,
     onClose: () => void,
   ) {
     res.once('close', () => {
       this.closed = true;
       this.frame = undefined;
-      clearTimeout(this.stall);
+      stalls.unwatch(this);
       onClose();
     });
     res.on('drain', () => {
-      clearTimeout(this.stall);
-      this.stall = undefined;
+      stalls.unwatch(this);
       this.pump();
     });
+  }
+
+  get socket(): Socket | null {
+    return this.res.socket;
+  }
+
+  drop(): void {
+    droppedStreams.inc({ reason: 'not_draining' });
+    this.res.destroy();
   }
 
   /** True when the client has taken everything written to it: the next event can go out now. */
@@ -123,10 +134,8 @@ export class SseClient {
   }
 
   private waitForDrain(): void {
-    this.stall ??= setTimeout(() => {
-      droppedStreams.inc({ reason: 'not_draining' });
-      this.res.destroy();
-    }, this.drainTimeoutMs);
-    this.stall.unref();
+    if (!this.closed) {
+      this.stalls.watch(this);
+    }
   }
 }
