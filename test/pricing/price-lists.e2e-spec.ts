@@ -83,6 +83,17 @@ it.each([
   ],
   ['a currency that is no ISO 4217 code', { ...PRICES, currency: 'euro' }, 'currency'],
   [
+    'a label PostgreSQL cannot store (a lone surrogate)',
+    {
+      ...PRICES,
+      categories: [
+        PRICES.categories[0],
+        { key: 'standard', ticketTypes: [{ key: 'a', label: '\ud800', price: 1 }] },
+      ],
+    },
+    'categories.1.ticketTypes.0.label',
+  ],
+  [
     'a key that could not be stored in a hold',
     {
       ...PRICES,
@@ -208,6 +219,11 @@ describe('promo codes', () => {
     ],
     ['a code with a comma', { code: 'A,B', kind: 'amount', value: 5 }, 'code'],
     ['an unknown kind', { code: 'ODD', kind: 'bogof', value: 5 }, 'kind'],
+    [
+      'a category PostgreSQL cannot store',
+      { code: 'LONE', kind: 'amount', value: 5, appliesTo: { categories: ['\udc00'] } },
+      'appliesTo.categories',
+    ],
   ])('refuse %s (400, nothing written)', async (_what, body, field) => {
     const r = await create(body);
     expect([r.status, r.body.code]).toEqual([400, 'VALIDATION_FAILED']);

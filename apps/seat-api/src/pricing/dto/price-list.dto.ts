@@ -14,6 +14,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { WellFormedText } from './well-formed-text';
 
 /**
  * A ticket type's key: short, lower-case, and never holding '|' or ',' (a hold stores its lines' types in
@@ -37,6 +38,7 @@ export class TicketTypeDto {
   @ApiProperty({ example: 'Adult', description: '1-80 characters, shown to customers' })
   @IsString()
   @Length(1, 80)
+  @WellFormedText()
   label!: string;
 
   @ApiProperty({
@@ -82,6 +84,7 @@ export class CategoryPricesDto {
   })
   @IsString()
   @Length(CATEGORY_LENGTH.min, CATEGORY_LENGTH.max)
+  @WellFormedText()
   key!: string;
 
   @ApiProperty({

@@ -19,6 +19,7 @@ import {
 } from 'class-validator';
 import { PROMO_KINDS, type PromoKind } from '@app/database';
 import { MAX_PRICE, TICKET_TYPE_KEY, TICKET_TYPE_KEY_RULE } from './price-list.dto';
+import { WellFormedText } from './well-formed-text';
 
 /** A code's text: matched in any letter case, never holding '|' or ',' (pricing/hold-pricing.ts). */
 export const PROMO_CODE = /^[A-Za-z0-9_-]{3,32}$/;
@@ -36,6 +37,7 @@ export class PromoScopeDto {
   @ArrayUnique()
   @IsString({ each: true })
   @Length(1, 40, { each: true })
+  @WellFormedText({ each: true })
   categories?: string[];
 
   @ApiPropertyOptional({ type: [String], description: 'only lines of these ticket types; left out: any' })
