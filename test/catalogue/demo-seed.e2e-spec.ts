@@ -1,7 +1,7 @@
 /**
  * The demo seed is opt-in and never leaks an admin credential. With SEED_DEMO_EVENT=false (which used to
  * read as true) nothing is seeded and nothing is printed; with true, the token printed for trying the API
- * is a plain user's: a log line must never grant admin.
+ * is a plain user's: a log line must never grant admin. The demo hall has a price list.
  */
 import { decodeJwt } from 'jose';
 import { DEMO_EVENT_ID } from '../../apps/seat-api/src/catalogue/demo-seed.service';
@@ -79,6 +79,8 @@ it('prints one token with SEED_DEMO_EVENT=true, a user token that cannot act as 
     body: { seatIds: ['HALL-A-1'] },
   });
   expect(held.status).toBe(201);
+  // the demo hall is priced: its holds carry their lines and total
+  expect(held.body).toMatchObject({ priceListVersion: 1, currency: 'EUR', total: 6500 });
   // ... and nothing an admin may do
   const create = await api!.call('POST', '/v1/events', {
     token,

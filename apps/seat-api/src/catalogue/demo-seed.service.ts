@@ -3,14 +3,39 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { SignJWT } from 'jose';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { EventEntity, SeatEntity } from '@app/database';
+import { EventEntity, PriceListEntity, SeatEntity } from '@app/database';
 import { HoldStore } from '../hold-store';
 
 /** Fixed id, so seeding is idempotent across restarts and instances. */
 export const DEMO_EVENT_ID = '00000000-0000-4000-8000-00000000d3e0';
 
+/** The demo hall's prices (version 1, in euro cents): its seats are priced on the seat picker. */
+const DEMO_PRICES = {
+  eventId: DEMO_EVENT_ID,
+  version: 1,
+  currency: 'EUR',
+  createdBy: 'demo-seed',
+  categories: [
+    {
+      key: 'premium',
+      ticketTypes: [
+        { key: 'adult', label: 'Adult', price: 6500 },
+        { key: 'child', label: 'Child', price: 3500 },
+      ],
+    },
+    {
+      key: 'standard',
+      ticketTypes: [
+        { key: 'adult', label: 'Adult', price: 4000 },
+        { key: 'child', label: 'Child', price: 2000 },
+      ],
+    },
+  ],
+};
+
 /**
- * With SEED_DEMO_EVENT=true: a 10 × 20 demo hall, and a ready-made token printed for trying the API.
+ * With SEED_DEMO_EVENT=true: a 10 × 20 demo hall with its price list, and a ready-made token printed for
+ * trying the API.
  * With it off (the default) nothing is seeded and nothing is printed.
  *
  * The printed token is a plain user's (no roles): a log line is read by whoever reads logs, so it must
@@ -55,10 +80,12 @@ export class DemoSeedService implements OnApplicationBootstrap {
           name: 'Demo concert',
           startsAt: DEMO_STARTS_AT,
           seatCount: seats.length,
+          priceListVersion: DEMO_PRICES.version,
         })
         .orIgnore()
         .execute();
       await tx.createQueryBuilder().insert().into(SeatEntity).values(seats).orIgnore().execute();
+      await tx.createQueryBuilder().insert().into(PriceListEntity).values(DEMO_PRICES).orIgnore().execute();
     });
     await this.holds.registerEvent(DEMO_EVENT_ID, DEMO_STARTS_AT);
     const secret = new TextEncoder().encode(this.config.auth.jwtSecret);
