@@ -14,11 +14,11 @@ export default async () => {
     ['./pricing/dto/price-list.view']: await import('./pricing/dto/price-list.view'),
     ['./pricing/dto/promo-code.view']: await import('./pricing/dto/promo-code.view'),
     ['./pricing/dto/priced-cart.view']: await import('./pricing/dto/priced-cart.view'),
+    ['./holds/hold.view']: await import('./holds/hold.view'),
     ['./holds/dto/create-hold.dto']: await import('./holds/dto/create-hold.dto'),
     ['./holds/allocation/best-available.dto']: await import('./holds/allocation/best-available.dto'),
     ['./holds/admin/dto/seat-block.dto']: await import('./holds/admin/dto/seat-block.dto'),
     ['./holds/admin/dto/bookings-page.view']: await import('./holds/admin/dto/bookings-page.view'),
-    ['./holds/hold.view']: await import('./holds/hold.view'),
     ['./seat-map/seat-map.view']: await import('./seat-map/seat-map.view'),
     ['./waitlist/dto/waitlist-entry.view']: await import('./waitlist/dto/waitlist-entry.view'),
     ['./catalogue/created-event.view']: await import('./catalogue/created-event.view'),
@@ -93,11 +93,12 @@ export default async () => {
               name: { required: true, type: () => String },
               category: { required: true, type: () => String, minLength: 1, maxLength: 40 },
               rows: {
-                required: true,
+                required: false,
                 type: () => [t['./catalogue/dto/create-event.dto'].RowLayoutDto],
                 minItems: 1,
                 maxItems: 500,
               },
+              capacity: { required: false, type: () => Number, minimum: 1 },
             },
             CreateEventDto: {
               name: { required: true, type: () => String, minLength: 1, maxLength: 200 },
@@ -172,7 +173,17 @@ export default async () => {
             SectionView: {
               name: { required: true, type: () => String },
               category: { required: true, type: () => String },
-              rows: { required: true, type: () => [t['./catalogue/read/event.view'].RowView] },
+              rows: { required: false, type: () => [t['./catalogue/read/event.view'].RowView] },
+              capacity: { required: false, type: () => Number },
+            },
+            AreaCountsView: {
+              name: { required: true, type: () => String },
+              category: { required: true, type: () => String },
+              capacity: { required: true, type: () => Number },
+              free: { required: true, type: () => Number },
+              held: { required: true, type: () => Number },
+              booked: { required: true, type: () => Number },
+              blocked: { required: true, type: () => Number },
             },
             SeatCountsView: {
               total: { required: true, type: () => Number },
@@ -187,6 +198,7 @@ export default async () => {
               seatCount: { required: true, type: () => Number },
               sections: { required: true, type: () => [t['./catalogue/read/event.view'].SectionView] },
               counts: { required: true, type: () => t['./catalogue/read/event.view'].SeatCountsView },
+              areas: { required: false, type: () => [t['./catalogue/read/event.view'].AreaCountsView] },
               settings: { required: true, type: () => t['./catalogue/read/event.view'].EventSettingsView },
             },
           },
@@ -482,12 +494,17 @@ export default async () => {
         [
           import('./holds/hold.view'),
           {
+            PlacesView: {
+              area: { required: true, type: () => String },
+              quantity: { required: true, type: () => Number },
+            },
             HoldView: {
               holdId: { required: true, type: () => String },
               eventId: { required: true, type: () => String },
               userId: { required: true, type: () => String },
               status: { required: true, enum: ['ACTIVE', 'CONFIRMED', 'RELEASED', 'EXPIRED'] },
               seatIds: { required: true, type: () => [String] },
+              places: { required: false, type: () => [t['./holds/hold.view'].PlacesView] },
               createdAt: { required: true, type: () => String },
               expiresAt: { required: true, type: () => String },
               expiresInSeconds: { required: true, type: () => Number },
@@ -501,6 +518,7 @@ export default async () => {
               orderId: { required: true, type: () => String },
               eventId: { required: true, type: () => String },
               seatIds: { required: true, type: () => [String] },
+              places: { required: false, type: () => [t['./holds/hold.view'].PlacesView] },
               status: { required: true, enum: ['CONFIRMED'] },
             },
           },
@@ -542,12 +560,22 @@ export default async () => {
               seatId: { required: true, type: () => String },
               ticketType: { required: false, type: () => String },
             },
+            PlacesDto: {
+              area: { required: true, type: () => String, pattern: '^[A-Za-z0-9_-]{1,12}$' },
+              quantity: { required: true, type: () => Number, minimum: 1 },
+            },
             CreateHoldDto: {
               seatIds: { required: true, type: () => [String] },
               seats: {
                 required: false,
                 type: () => [t['./holds/dto/create-hold.dto'].SeatLineDto],
                 minItems: 1,
+              },
+              places: {
+                required: false,
+                type: () => [t['./holds/dto/create-hold.dto'].PlacesDto],
+                minItems: 1,
+                maxItems: 100,
               },
               bestAvailable: {
                 required: false,

@@ -3,14 +3,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { EventEntity, type SeatAccess, SeatEntity } from '@app/database';
+import { EventAreaEntity, EventEntity, type SeatAccess, SeatEntity } from '@app/database';
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { AllocationStore, HoldStore, layoutRows } from '../hold-store';
 import { EventRepair } from './event-repair';
 import { CreateEventDto, MAX_SEATS_PER_EVENT, RowLayoutDto } from './dto/create-event.dto';
 import { ownColumns } from './policy/event-policy';
-import { CatalogueSeat, EventSeats, SeatCache } from './seat-cache';
+import { CatalogueArea, CatalogueSeat, EventSeats, SeatCache } from './seat-cache';
 
 /**
  * Events and their seats (PostgreSQL). A seat layout never changes once created, so each event's seats
@@ -39,9 +39,15 @@ export class CatalogueService implements OnModuleDestroy {
 
   async createEvent(dto: CreateEventDto): Promise<{ eventId: string; seatCount: number }> {
     const seats: SeatEntity[] = [];
+    const areas: EventAreaEntity[] = [];
     const eventId = randomUUID();
-    for (const section of dto.sections) {
-      for (const row of section.rows) {
+    for (const [position, section] of dto.sections.entries()) {
+      if (section.capacity !== undefined) {
+        const { name, category, capacity } = section;
+        areas.push(Object.assign(new EventAreaEntity(), { eventId, name, category, capacity, position }));
+        continue;
+      }
+      for (const row of section.rows ?? []) {
         const access = seatAccess(section.name, row);
         for (let n = 1; n <= row.seats; n++) {
           seats.push(
@@ -61,17 +67,20 @@ export class CatalogueService implements OnModuleDestroy {
       }
     }
     const ids = new Set(seats.map((s) => s.seatId));
-    if (ids.size !== seats.length) {
+    const names = dto.sections.map((s) => s.name);
+    if (ids.size !== seats.length || new Set(names).size !== names.length) {
       throw new DomainError(ErrorCode.VALIDATION_FAILED, 'The layout repeats a section/row pair', {
         details: [{ field: 'sections', message: 'each section name and row label must be unique' }],
       });
     }
-    if (seats.length > MAX_SEATS_PER_EVENT) {
+    // seats and general-admission places together
+    const places = areas.reduce((sum, a) => sum + a.capacity, 0);
+    if (seats.length + places > MAX_SEATS_PER_EVENT) {
       throw new DomainError(
         ErrorCode.VALIDATION_FAILED,
-        `An event has at most ${MAX_SEATS_PER_EVENT} seats`,
+        `An event has at most ${MAX_SEATS_PER_EVENT} seats and places`,
         {
-          details: [{ field: 'sections', message: `${seats.length} seats` }],
+          details: [{ field: 'sections', message: `${seats.length} seats and ${places} places` }],
         },
       );
     }
@@ -87,6 +96,9 @@ export class CatalogueService implements OnModuleDestroy {
       });
       for (let i = 0; i < seats.length; i += 2000) {
         await tx.insert(SeatEntity, seats.slice(i, i + 2000));
+      }
+      if (areas.length > 0) {
+        await tx.insert(EventAreaEntity, areas);
       }
     });
     try {
@@ -151,6 +163,9 @@ export class CatalogueService implements OnModuleDestroy {
     if (!event) {
       return null;
     }
+    const areas = await this.db
+      .getRepository(EventAreaEntity)
+      .find({ where: { eventId }, order: { position: 'ASC' } });
     // once per event per instance; also registers an event whose registration at creation failed
     await this.repairs.repair(eventId, event.startsAt);
     const rows = await this.db
@@ -165,6 +180,12 @@ export class CatalogueService implements OnModuleDestroy {
         { seatId, section, row, number, category, rowRank, access },
       ]),
       event.startsAt.getTime() + this.eventRetentionMs,
+      new Map(
+        areas.map(({ name, category, capacity, position }): [string, CatalogueArea] => [
+          name,
+          { name, category, capacity, position },
+        ]),
+      ),
     );
   }
 }

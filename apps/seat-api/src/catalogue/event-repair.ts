@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { BookingSeatEntity, SeatBlockEntity } from '@app/database';
+import { BookingSeatEntity, EventAreaEntity, SeatBlockEntity } from '@app/database';
 import { HoldStore, StaffHoldStore } from '../hold-store';
 
 /**
@@ -41,6 +41,35 @@ export class EventRepair {
           `event ${eventId}: ${changed} ${what} seat(s) were missing in Redis and were restored`,
         );
       }
+    }
+    await this.repairAreas(eventId);
+  }
+
+  /**
+   * The event's general-admission areas: each one's capacity and the places its confirmed bookings sold,
+   * from PostgreSQL; the places of live holds the hold store counts itself (lua/areas-repair.lua).
+   */
+  private async repairAreas(eventId: string): Promise<void> {
+    const areas = await this.db
+      .getRepository(EventAreaEntity)
+      .find({ where: { eventId }, select: { name: true, capacity: true } });
+    if (areas.length === 0) {
+      return;
+    }
+    const sold = await this.db.query<{ area: string; booked: string }[]>(
+      `SELECT p->>'area' AS area, sum((p->>'quantity')::int) AS booked
+         FROM bookings b, jsonb_array_elements(b.places) p
+        WHERE b.event_id = $1 AND b.status = 'CONFIRMED' AND b.places IS NOT NULL
+        GROUP BY 1`,
+      [eventId],
+    );
+    const booked = new Map(sold.map((r) => [r.area, Number(r.booked)]));
+    const changed = await this.holds.repairAreas(
+      eventId,
+      areas.map((a) => ({ name: a.name, capacity: a.capacity, booked: booked.get(a.name) ?? 0, blocked: 0 })),
+    );
+    if (changed > 0) {
+      this.logger.log(`event ${eventId}: ${changed} general-admission area(s) set from PostgreSQL`);
     }
   }
 }

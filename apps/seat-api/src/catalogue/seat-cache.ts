@@ -16,6 +16,15 @@ export interface CatalogueSeat {
 
 export type SeatsById = Map<string, CatalogueSeat>;
 
+/** A general-admission area of the layout: places of one category, held and sold by quantity. */
+export interface CatalogueArea {
+  name: string;
+  category: string;
+  capacity: number;
+  /** Its index among the layout's sections as posted. */
+  position: number;
+}
+
 /**
  * One event's seats by id, and until when they may be held: the event's start +
  * HOLD_EVENT_RETENTION_SECONDS, after which the sweeper may delete the event's Redis keys.
@@ -24,6 +33,8 @@ export class EventSeats extends Map<string, CatalogueSeat> {
   constructor(
     seats: Iterable<readonly [string, CatalogueSeat]>,
     readonly retainUntilMs: number,
+    /** The event's general-admission areas by name, in the order posted. */
+    readonly areas: ReadonlyMap<string, CatalogueArea> = new Map(),
   ) {
     super(seats);
   }

@@ -30,12 +30,23 @@ export interface HoldTerms {
   pricing?: string;
 }
 
-/** What HoldStore.createHold is asked: one hold of these seats, all or none. */
+/** How many places of one general-admission area a hold takes (lua/places.lua). */
+export interface PlaceCount {
+  area: string;
+  quantity: number;
+}
+
+/** Area names as the layout allows them: no ':' or ',' (the script's argument separates with those). */
+const AREA_NAME = /^[A-Za-z0-9_-]{1,12}$/;
+
+/** What HoldStore.createHold is asked: one hold of these seats and places, all or none. */
 export interface CreateHoldRequest extends HoldTerms {
   eventId: string;
   holdId: string;
   userId: string;
   seatIds: string[];
+  /** Places of general-admission areas, each area once; taken in the same step as the seats. */
+  places?: PlaceCount[];
   fencingToken: number;
   /**
    * The seat lock, checked in the script: the hold is made only while the lock is this one's, else
@@ -94,8 +105,18 @@ export function createHoldArguments(
   hid: string,
   ledgerTtlMs: number,
 ): EventScriptArgs<'holdCreate'> {
-  if (p.seatIds.length === 0 || new Set(p.seatIds).size !== p.seatIds.length) {
-    throw new Error('createHold needs distinct seat ids');
+  const places = p.places ?? [];
+  if ((p.seatIds.length === 0 && places.length === 0) || new Set(p.seatIds).size !== p.seatIds.length) {
+    throw new Error('createHold needs distinct seat ids or places');
+  }
+  if (
+    new Set(places.map((x) => x.area)).size !== places.length ||
+    places.some((x) => !AREA_NAME.test(x.area))
+  ) {
+    throw new Error('createHold needs each area once, named as the layout names areas');
+  }
+  for (const x of places) {
+    assertWholeNumbers('createHold', { quantity: x.quantity }, 1);
   }
   assertWholeNumbers('createHold', { fencingToken: p.fencingToken }, 0);
   return {
@@ -104,6 +125,7 @@ export function createHoldArguments(
     lockOwner: p.lock?.owner ?? '',
     letGoOfLock: p.lock && p.letGoOfLock ? '1' : '',
     ...staffActionArguments(p.action, ledgerTtlMs),
+    places: places.map((x) => `${x.area}:${x.quantity}`).join(','),
     seatIds: p.seatIds,
   };
 }

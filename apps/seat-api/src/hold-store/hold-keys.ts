@@ -31,9 +31,13 @@
  *                 (level), hp (split pointer), hn (hold records); pv = the policy version every new hold is
  *                 checked against, or = its orphan-seat rule (lua/policy-version.lua); ax = '1' once the
  *                 free-seat index is built; over = '1' once the event takes no hold (lua/event-retention.lua)
+ *   areas   HASH  area name -> "capacity|held|booked|blocked": the event's general-admission areas
+ *                 (lua/places.lua), one field each whatever its capacity; held counts the places of live
+ *                 holds (lapsed ones until expired); set by EventRepair (lua/areas-repair.lua)
  *   changes STREAM the change log seat-map readers follow (lua/change-log.lua): entry id `<v>-0`, fields
  *                 seatId -> 'A' (available), 'B' (booked), 'H<expireAtMs>' (held until then) or 'H0'
- *                 (held while a confirm is in flight, whatever the time); trimmed to about
+ *                 (held while a confirm is in flight, whatever the time), and '@<area>' ->
+ *                 "free|held|booked|blocked" for an area the change touched; trimmed to about
  *                 CHANGE_LOG_MAX_ENTRIES entries
  *   staff   HASH  actionId -> 'A' (applied, lua/hold-lifecycle.lua staff_applied: force release, hold on
  *                 behalf, block, unblock, booking cancel, the queue's set-up and controls) or 'X' (given up,
@@ -164,6 +168,11 @@ export class HoldLayout {
       meta: `${base}meta`,
       changes: `${base}changes`,
     };
+  }
+
+  /** The event's general-admission areas (lua/places.lua): beside its meta, same tag. */
+  areasKey(eventId: string): string {
+    return `hold:${this.tagOf(this.shardOf(eventId))}:${eventId}:areas`;
   }
 
   /** The event's staff-action ledger (see the layout above): the tag of its shard, so the slot of its keys. */

@@ -1,3 +1,4 @@
+import type { PlaceCount } from './create-hold-request';
 import {
   CreateHoldResult,
   HoldRecord,
@@ -29,6 +30,7 @@ type RawHold = [
   number?,
   number?,
   string?,
+  (string | number)[]?,
 ];
 
 export function toHoldRecord(eventId: string, raw: unknown): HoldRecord {
@@ -51,7 +53,17 @@ export function toHoldRecord(eventId: string, raw: unknown): HoldRecord {
     maxExtensions: r[13] === undefined || Number(r[13]) < 0 ? null : Number(r[13]),
     maxTtlMs: Number(r[14] ?? 0) || null,
     pricing: r[15] ?? '',
+    places: placesOf(r[16]),
   };
+}
+
+/** A hold's places as its record keeps them, {area, quantity, area, quantity...} (lua/places.lua). */
+function placesOf(flat: (string | number)[] | undefined): PlaceCount[] {
+  const places: PlaceCount[] = [];
+  for (let i = 0; flat && i + 1 < flat.length; i += 2) {
+    places.push({ area: String(flat[i]), quantity: Number(flat[i + 1]) });
+  }
+  return places;
 }
 
 /**
@@ -74,6 +86,12 @@ export function toCreateResult(eventId: string, reply: ScriptReply): CreateHoldR
           seatId,
           reason,
         })),
+      };
+    case 'SOLD_OUT':
+      return {
+        ok: false,
+        error: 'SOLD_OUT',
+        areas: (reply[1] as [string, number][]).map(([area, free]) => ({ area, free: Number(free) })),
       };
     case 'HOLD_LIMIT_EXCEEDED':
       return {

@@ -257,6 +257,35 @@ export class HoldStore implements OnModuleInit {
     return changed;
   }
 
+  /**
+   * Repairs the event's general-admission areas (lua/areas-repair.lua): each area's capacity and the places
+   * PostgreSQL has booked and blocked in it; its held places are counted from the live holds. Returns how
+   * many areas changed.
+   */
+  async repairAreas(
+    eventId: string,
+    areas: { name: string; capacity: number; booked: number; blocked: number }[],
+  ): Promise<number> {
+    const flat = areas.flatMap((a) => [a.name, a.capacity, a.booked, a.blocked]);
+    return Number(await this.scripts.onEvent('areasRepair', eventId, { areas: flat }));
+  }
+
+  /**
+   * The event's general-admission areas as the hold store counts them: name -> capacity, held, booked,
+   * blocked (held includes holds that ran out until they are expired). Empty when the event has none.
+   */
+  async areaCounts(
+    eventId: string,
+  ): Promise<Map<string, { capacity: number; held: number; booked: number; blocked: number }>> {
+    const raw = await this.scripts.redis.hgetall(this.layout.areasKey(eventId));
+    const out = new Map<string, { capacity: number; held: number; booked: number; blocked: number }>();
+    for (const [name, v] of Object.entries(raw)) {
+      const [capacity, held, booked, blocked] = v.split('|').map(Number);
+      out.set(name, { capacity, held, booked, blocked });
+    }
+    return out;
+  }
+
   /** One bounded sweep step for one shard (ShardSweep.step). */
   sweepShard(shard: number, batchSize: number): Promise<SweepResult> {
     return this.sweep.step(shard, batchSize);

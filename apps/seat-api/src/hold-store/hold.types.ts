@@ -45,6 +45,8 @@ export interface HoldRecord {
    * booking, which keeps its prices itself.
    */
   pricing?: string;
+  /** The places of general-admission areas the hold takes, by area ([] for a hold of seats alone). */
+  places?: { area: string; quantity: number }[];
 }
 
 export interface SeatConflict {
@@ -74,6 +76,8 @@ export type StoreResult<E extends string> = { ok: true; hold: HoldRecord } | Sto
 export type CreateHoldResult =
   | { ok: true; hold: HoldRecord }
   | { ok: false; error: 'SEATS_UNAVAILABLE'; conflicts: SeatConflict[] }
+  /** An area of general admission has too few free places: each such area and how many are free. */
+  | { ok: false; error: 'SOLD_OUT'; areas: { area: string; free: number }[] }
   | { ok: false; error: 'HOLD_LIMIT_EXCEEDED'; heldSeats: number; limit: number }
   | { ok: false; error: 'STALE_FENCING_TOKEN' }
   /** The seat lock given to createHold was not (or no longer) the caller's when the script ran. */

@@ -104,6 +104,7 @@ export class BookingRepository {
       status: 'CONFIRMED' as const,
       fencingToken: hold.fencingToken,
       seatIds: hold.seatIds,
+      places: hold.places && hold.places.length > 0 ? hold.places : null,
       ...saleColumns(sale),
     });
     let committing = false;
@@ -118,10 +119,12 @@ export class BookingRepository {
             return;
           }
           await qr.manager.insert(BookingEntity, booking);
-          await qr.manager.insert(
-            BookingSeatEntity,
-            hold.seatIds.map((seatId) => ({ eventId: hold.eventId, seatId, bookingId: booking.id })),
-          );
+          if (hold.seatIds.length > 0) {
+            await qr.manager.insert(
+              BookingSeatEntity,
+              hold.seatIds.map((seatId) => ({ eventId: hold.eventId, seatId, bookingId: booking.id })),
+            );
+          }
         } catch (e) {
           await rollBack(qr);
           throw e;

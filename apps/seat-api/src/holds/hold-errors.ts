@@ -96,6 +96,19 @@ export function seatsUnavailable(conflicts: SeatConflict[]): DomainError {
   });
 }
 
+/** General-admission areas with too few free places for the hold: each, with how many are free. */
+export function soldOut(areas: { area: string; free: number }[]): DomainError {
+  const left = areas.map((a) => `${a.area}: ${a.free} left`).join(', ');
+  return new DomainError(ErrorCode.SOLD_OUT, `Too few places free (${left})`, { details: areas });
+}
+
+/** Areas the event does not have. */
+export function areasNotFound(areas: string[]): DomainError {
+  return new DomainError(ErrorCode.AREA_NOT_FOUND, `${areas.length} area(s) not found in this event`, {
+    details: areas.map((area) => ({ area })),
+  });
+}
+
 /** Some seats of a live hold are no longer its own (booked by someone else after Redis lost data). */
 export function seatsLost(lost: LostSeat[] | undefined): DomainError {
   const seats = lost ?? [];

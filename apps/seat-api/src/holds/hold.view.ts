@@ -21,6 +21,12 @@ function priceFields(sale: PricedSale | null | undefined): PricedCartView {
   };
 }
 
+/** Places of one general-admission area that a hold or booking takes. */
+export class PlacesView {
+  @ApiProperty({ example: 'FLOOR' }) area!: string;
+  @ApiProperty({ example: 2 }) quantity!: number;
+}
+
 /**
  * The Hold resource as clients see it. Times come from Redis, so every instance tells the same story. A
  * priced hold (its show had a price list when it was made) carries its lines and sums (PricedCartView).
@@ -34,6 +40,11 @@ export class HoldView extends PricedCartView {
     'CONFIRMING'
   >;
   @ApiProperty({ type: [String] }) seatIds!: string[];
+  @ApiPropertyOptional({
+    type: [PlacesView],
+    description: 'places of general-admission areas, by area; absent when the hold has none',
+  })
+  places?: PlacesView[];
   @ApiProperty() createdAt!: string;
   @ApiProperty() expiresAt!: string;
   @ApiProperty() expiresInSeconds!: number;
@@ -59,6 +70,9 @@ export class HoldView extends PricedCartView {
       extensionsUsed: h.extensionsUsed,
       fencingToken: h.fencingToken,
     };
+    if (h.places && h.places.length > 0) {
+      view.places = h.places;
+    }
     if (endedAtMs) {
       view.endedAt = new Date(endedAtMs).toISOString();
     }
@@ -73,6 +87,11 @@ export class BookingView extends PricedCartView {
   @ApiProperty() orderId!: string;
   @ApiProperty() eventId!: string;
   @ApiProperty({ type: [String] }) seatIds!: string[];
+  @ApiPropertyOptional({
+    type: [PlacesView],
+    description: 'places of general-admission areas it sold; absent when none',
+  })
+  places?: PlacesView[];
   @ApiProperty({ enum: ['CONFIRMED'] }) status!: 'CONFIRMED';
 
   /** A booking row as its customer sees it (a row the repository reads is always CONFIRMED). */
@@ -83,6 +102,7 @@ export class BookingView extends PricedCartView {
       orderId: b.orderId!,
       eventId: b.eventId,
       seatIds: b.seatIds,
+      ...(b.places && b.places.length > 0 ? { places: b.places } : {}),
       status: 'CONFIRMED',
       ...bookingPrice(b),
     };

@@ -235,8 +235,10 @@ function holdWanted(dto: CreateHoldDto): HoldWanted {
     );
     return { bestAvailable: dto.bestAvailable, ...(counts.length > 0 ? { ticketTypes } : {}), ...code };
   }
+  const places = dto.places ? { places: dto.places.map(({ area, quantity }) => ({ area, quantity })) } : {};
   if (dto.seats) {
     return {
+      ...places,
       seatIds: dto.seats.map((l) => l.seatId),
       ticketTypes: dto.seats.map((l, i) => ({
         ticketType: l.ticketType ?? '',
@@ -245,5 +247,5 @@ function holdWanted(dto: CreateHoldDto): HoldWanted {
       ...code,
     };
   }
-  return { seatIds: dto.seatIds, ...code };
+  return { seatIds: dto.seatIds ?? [], ...places, ...code };
 }

@@ -5,6 +5,7 @@ import { AuthUser } from '../auth/auth-user';
 import { CatalogueService } from '../catalogue/catalogue.service';
 import { ConfirmHoldUseCase, ConfirmResult } from './confirm/confirm-hold.use-case';
 import {
+  areasNotFound,
   busyIfLockLost,
   extensionLimitReached,
   holdConfirmed,
@@ -28,13 +29,23 @@ import { LockedHoldChanges } from './locked-hold-changes';
 import { HoldPolicy, PolicyChanged } from './hold-policy';
 import { BestAvailable } from './allocation/best-available';
 import { BestAvailableDto } from './allocation/best-available.dto';
-import { HoldIds, HoldRecord, HoldStore, HoldTerms, StaffAction, StoreResult } from '../hold-store';
+import {
+  HoldIds,
+  HoldRecord,
+  HoldStore,
+  HoldTerms,
+  PlaceCount,
+  StaffAction,
+  StoreResult,
+} from '../hold-store';
 import { HoldPrices } from '../pricing/hold-prices.service';
 import { hasRole, Role } from '../auth/roles';
 import { AdmissionPasses } from '../queue/admission-passes';
 import { queueRequired } from '../queue/queue-errors';
 import { QueueStatusCache } from '../queue/queue-status.cache';
 import { UnansweredHold, UnansweredHolds } from './unanswered-holds';
+
+import { lockedSeatsOf } from './seat-lock';
 
 export { seatLockKeys } from './seat-lock';
 
@@ -50,7 +61,9 @@ export interface WantedType {
  * on a priced show, maybe the ticket type of each (in seatIds' order, or in the order best available picks
  * seats; left out: each category's default) and a promo code.
  */
-export type HoldWanted = ({ seatIds: string[] } | { bestAvailable: BestAvailableDto }) & {
+export type HoldWanted = (
+  { seatIds: string[]; places?: PlaceCount[] } | { bestAvailable: BestAvailableDto }
+) & {
   ticketTypes?: readonly WantedType[];
   promoCode?: string;
 };
@@ -158,10 +171,17 @@ export class HoldsService implements OnModuleDestroy {
     if (unknown.length > 0) {
       throw seatsNotFound(unknown);
     }
+    // places of general-admission areas: counted, not named (lua/places.lua)
+    const places = want.places ?? [];
+    const noArea = places.filter((p) => !seats.areas.has(p.area)).map((p) => p.area);
+    if (noArea.length > 0) {
+      throw areasNotFound(noArea);
+    }
+    const placeCount = places.reduce((n, p) => n + p.quantity, 0);
     // sorted: the lock keys and the store's conflict list come out the same whatever order the client used
     const sorted = [...want.seatIds].sort();
     const lines = linesOf(want.seatIds, sorted, want.ticketTypes, (s) => seats.get(s)!.category);
-    if (this.demand.isRush(eventId)) {
+    if (sorted.length > 0 && this.demand.isRush(eventId)) {
       // a flash sale: most requests want seats already held; a lock-free read answers them in one round
       // trip (true when read, as any 409 is) and leaves the seat lock to requests that can get the seats
       const taken = await this.store.seatConflicts(eventId, sorted);
@@ -170,14 +190,25 @@ export class HoldsService implements OnModuleDestroy {
         throw seatsUnavailable(taken);
       }
     }
-    return this.policy.attempt(eventId, sorted.length, ttlSeconds, async (terms, policy) => {
+    return this.policy.attempt(eventId, sorted.length + placeCount, ttlSeconds, async (terms, policy) => {
       // priced under the version of this policy: a hold is made only while it is current (HoldPolicy)
       const list = await this.prices.listFor(policy);
+      if (list && places.length > 0) {
+        throw new DomainError(
+          ErrorCode.VALIDATION_FAILED,
+          'Places of general-admission areas are not sold on a show with a price list yet',
+          { details: [{ field: 'places', message: 'not sold on a priced show yet' }] },
+        );
+      }
       const pricing = await this.prices.newHoldPricing(list, { lines, promoCode: want.promoCode });
       // the id is drawn before the hold is sent: if its reply is lost, the service still knows what to undo
       const holdId = HoldIds.generate(eventId);
+      const held = { ...terms, admission, pricing };
+      // places alone take no seat lock: the hold's Lua step alone decides (ADR 0012)
       const create = (action?: StaffAction) =>
-        this.locked.create(eventId, sorted, user.id, holdId, { ...terms, admission, pricing }, action);
+        sorted.length === 0
+          ? this.locked.createPlaces(eventId, places, user.id, holdId, held, action)
+          : this.locked.create(eventId, sorted, user.id, holdId, held, action, places);
       // a staff hold whose reply was lost is not undone: its audited action decides it from Redis's
       // ledger and answers the hold it made (AuditedActions)
       return staff
@@ -237,7 +268,7 @@ export class HoldsService implements OnModuleDestroy {
     seatIds: string[];
   }): Promise<'released' | 'booked' | 'ended'> {
     const r = await busyIfLockLost(() =>
-      this.locked.release(hold.eventId, [...hold.seatIds].sort(), hold.holdId, hold.userId),
+      this.locked.release(hold.eventId, lockedSeatsOf(hold), hold.holdId, hold.userId),
     );
     holdChanges.inc({ action: 'release', outcome: r.ok ? 'ok' : r.error });
     if (r.ok) {
@@ -267,7 +298,7 @@ export class HoldsService implements OnModuleDestroy {
     const r = await busyIfLockLost(() =>
       this.locked.extend(
         hold.eventId,
-        hold.seatIds,
+        lockedSeatsOf(hold),
         holdId,
         user.id,
         ttlSeconds * 1000,
@@ -305,7 +336,9 @@ export class HoldsService implements OnModuleDestroy {
       }
       return false;
     }
-    const r = await busyIfLockLost(() => this.locked.release(hold.eventId, hold.seatIds, holdId, user.id));
+    const r = await busyIfLockLost(() =>
+      this.locked.release(hold.eventId, lockedSeatsOf(hold), holdId, user.id),
+    );
     holdChanges.inc({ action: 'release', outcome: r.ok ? 'ok' : r.error });
     if (r.ok) {
       return true;

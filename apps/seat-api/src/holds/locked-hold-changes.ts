@@ -3,12 +3,21 @@ import { currentLock, DistributedLock, LockNotOwnedError } from '@app/distribute
 import { DomainError } from '../common/errors/domain-error';
 import { ErrorCode } from '../common/errors/error-code';
 import { ConfirmSettlement } from './confirm/confirm-settlement';
-import { bookingUnavailable, busy, holdLimitExceeded, seatsUnavailable, staleFence } from './hold-errors';
+import {
+  bookingUnavailable,
+  busy,
+  holdLimitExceeded,
+  seatsUnavailable,
+  soldOut,
+  staleFence,
+} from './hold-errors';
 import { PolicyChanged } from './hold-policy';
 import { queueRefused } from '../queue/queue-errors';
 import { HOLD_SEAT_LOCK, HoldSeatLockHost, SEAT_LOCK, SeatLockSettings } from './seat-lock';
 import {
+  CreateHoldResult,
   holdLetGoOfLock,
+  PlaceCount,
   HoldRecord,
   HoldStore,
   HoldTerms,
@@ -50,6 +59,7 @@ export class LockedHoldChanges implements HoldSeatLockHost {
     holdId: string,
     terms: HoldTerms,
     action?: StaffAction,
+    places?: PlaceCount[],
   ): Promise<HoldRecord> {
     const lock = currentLock();
     // a replica WAIT, and the undo of a hold it cannot confirm, still have to run under the lock
@@ -61,6 +71,7 @@ export class LockedHoldChanges implements HoldSeatLockHost {
       holdId,
       userId,
       seatIds,
+      places,
       // pipelined (HOLD_SEAT_LOCK): the script checks the lock is ours; 0 until the grant is known
       fencingToken: lock.fencingToken,
       lock: lock.ownership,
@@ -70,36 +81,32 @@ export class LockedHoldChanges implements HoldSeatLockHost {
     // the hold script is the section's last write: it deletes the seat lock's keys itself, so the section
     // is two commands (acquire, hold script) in one round trip
     const r = await (last ? lock.letGoInScript(written, holdLetGoOfLock) : written);
-    if (r.ok) {
-      return r.hold;
-    }
-    switch (r.error) {
-      case 'SEATS_UNAVAILABLE':
-        throw seatsUnavailable(r.conflicts);
-      case 'HOLD_LIMIT_EXCEEDED':
-        throw holdLimitExceeded(r.heldSeats, r.limit);
-      case 'STALE_FENCING_TOKEN':
-        throw staleFence('hold');
-      case 'POLICY_CHANGED':
-        throw new PolicyChanged();
-      case 'ACTION_CANCELLED':
-        // this request took so long that the audit gave its action up (AuditedActions.settle)
-        throw busy('The hold took too long and was given up; nothing was held. Try again');
-      case 'EVENT_ENDED':
-        throw new DomainError(
-          ErrorCode.EVENT_ENDED,
-          `Event ${eventId} is over: its seats can no longer be held`,
-        );
-      case 'QUEUE_REQUIRED':
-      case 'ADMISSION_INVALID':
-        throw queueRefused(eventId, r);
-      case 'NOT_LOCKED':
-        // the seat lock was not ours when the script ran: another holder's (the pipelined attempt found it
-        // busy), or the acquire reached Redis after the script (a Cluster node that had to be sent the
-        // lock's script again after a failover). The decorator runs this again with the lock acquired
-        // first; if even that write is refused, the lock was lost: 503 BUSY (lockLostAsBusy)
-        throw new LockNotOwnedError(lock.keys);
-    }
+    return heldOrRefused(eventId, r, lock.keys);
+  }
+
+  /**
+   * A new hold of places of general-admission areas alone: no seat lock, since its Lua step alone decides
+   * (an area's counter cannot be taken twice: ADR 0012); fencing token 0, below every counter.
+   */
+  async createPlaces(
+    eventId: string,
+    places: PlaceCount[],
+    userId: string,
+    holdId: string,
+    terms: HoldTerms,
+    action?: StaffAction,
+  ): Promise<HoldRecord> {
+    const r = await this.store.createHold({
+      ...terms,
+      eventId,
+      holdId,
+      userId,
+      seatIds: [],
+      places,
+      fencingToken: 0,
+      action,
+    });
+    return heldOrRefused(eventId, r, []);
   }
 
   @DistributedLock(SEAT_LOCK)
@@ -154,5 +161,41 @@ export class LockedHoldChanges implements HoldSeatLockHost {
       );
     }
     return change();
+  }
+}
+
+/** A new hold's store answer: the hold, or the refusal as the API answers it. */
+function heldOrRefused(eventId: string, r: CreateHoldResult, lockKeys: readonly string[]): HoldRecord {
+  if (r.ok) {
+    return r.hold;
+  }
+  switch (r.error) {
+    case 'SEATS_UNAVAILABLE':
+      throw seatsUnavailable(r.conflicts);
+    case 'SOLD_OUT':
+      throw soldOut(r.areas);
+    case 'HOLD_LIMIT_EXCEEDED':
+      throw holdLimitExceeded(r.heldSeats, r.limit);
+    case 'STALE_FENCING_TOKEN':
+      throw staleFence('hold');
+    case 'POLICY_CHANGED':
+      throw new PolicyChanged();
+    case 'ACTION_CANCELLED':
+      // this request took so long that the audit gave its action up (AuditedActions.settle)
+      throw busy('The hold took too long and was given up; nothing was held. Try again');
+    case 'EVENT_ENDED':
+      throw new DomainError(
+        ErrorCode.EVENT_ENDED,
+        `Event ${eventId} is over: its seats can no longer be held`,
+      );
+    case 'QUEUE_REQUIRED':
+    case 'ADMISSION_INVALID':
+      throw queueRefused(eventId, r);
+    case 'NOT_LOCKED':
+      // the seat lock was not ours when the script ran: another holder's (the pipelined attempt found it
+      // busy), or the acquire reached Redis after the script (a Cluster node that had to be sent the
+      // lock's script again after a failover). The decorator runs this again with the lock acquired
+      // first; if even that write is refused, the lock was lost: 503 BUSY (lockLostAsBusy)
+      throw new LockNotOwnedError(lockKeys);
   }
 }

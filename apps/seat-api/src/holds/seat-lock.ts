@@ -103,3 +103,12 @@ export const HOLD_SEAT_LOCK: DistributedLockOptions<[string, string[]]> = {
     }
   },
 };
+
+/**
+ * What a change of an existing hold locks: its seats (sorted, so every request locks them in one order),
+ * or, for a hold of general-admission places alone, a key of the hold's own (`@<holdId>`: no seat id has
+ * an '@'), so its extend, release, confirm and staff changes still run one at a time with a fencing token.
+ */
+export function lockedSeatsOf(hold: { holdId: string; seatIds: readonly string[] }): string[] {
+  return hold.seatIds.length > 0 ? [...hold.seatIds].sort() : [`@${hold.holdId}`];
+}

@@ -24,6 +24,8 @@ export const SEAT_STATUS_RECORD_FIELDS = {
   action: 'action',
   target: 'target',
   at: 'at',
+  // a hold's places of general-admission areas, "<area>:<quantity>" joined by ',' (absent: none)
+  places: 'places',
   // a HoldConfirmed's BookingPriceData as JSON ('' or absent: the hold was not priced)
   price: 'price',
   // the on-sale queue's records (queue.event.ts); times epoch ms, numbers integers

@@ -13,6 +13,12 @@ export interface BookedLine {
   discount: number;
 }
 
+/** The places of general-admission areas a booking sold: how many of each area. */
+export interface BookedPlaces {
+  area: string;
+  quantity: number;
+}
+
 const bigint = { to: (v: number | null) => v, from: (v: string | null) => (v === null ? null : Number(v)) };
 
 /**
@@ -88,4 +94,8 @@ export class BookingEntity {
 
   @Column('text', { name: 'promo_code', nullable: true })
   promoCode!: string | null;
+
+  /** The places it sold, per area; NULL for a booking of seats alone. */
+  @Column('jsonb', { nullable: true })
+  places!: BookedPlaces[] | null;
 }

@@ -21,7 +21,7 @@ export const ACCESSIBLE_SEATS_FOR_ALL: readonly AccessibleSeatsForAll[] = ['neve
  */
 @Entity({ name: 'events' })
 @Check('events_name_check', 'length(name) BETWEEN 1 AND 200')
-@Check('events_seat_count_check', 'seat_count > 0')
+@Check('events_seat_count_check', 'seat_count >= 0')
 @Check('events_sales_check', `sales IN ('OPEN', 'CLOSED', 'CANCELLED')`)
 @Check('events_orphan_rule_check', `orphan_rule IN ('none', 'no-single-gaps')`)
 @Check('events_accessible_seats_for_all_check', `accessible_seats_for_all IN ('never', 'when-others-gone')`)

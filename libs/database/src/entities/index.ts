@@ -1,6 +1,7 @@
 import { AuditEntryEntity } from './audit-entry.entity';
 import { BookingSeatEntity } from './booking-seat.entity';
 import { BookingEntity } from './booking.entity';
+import { EventAreaEntity } from './event-area.entity';
 import { EventEntity } from './event.entity';
 import { HoldExpiryEntity } from './hold-expiry.entity';
 import { PriceListEntity } from './price-list.entity';
@@ -14,6 +15,7 @@ export {
   AuditEntryEntity,
   BookingEntity,
   BookingSeatEntity,
+  EventAreaEntity,
   EventEntity,
   HoldExpiryEntity,
   PriceListEntity,
@@ -26,7 +28,7 @@ export {
 export { WAITLIST_STATUSES } from './waitlist-entry.entity';
 export type { WaitlistStatus } from './waitlist-entry.entity';
 export type { AuditEntryStatus } from './audit-entry.entity';
-export type { BookedLine, BookingStatus } from './booking.entity';
+export type { BookedLine, BookedPlaces, BookingStatus } from './booking.entity';
 export type { PriceListCategory, PriceListTicketType } from './price-list.entity';
 export type { PromoKind, PromoScope } from './promo-code.entity';
 export { PROMO_KINDS } from './promo-code.entity';
@@ -46,4 +48,5 @@ export const ALL_ENTITIES = [
   WaitlistOfferEntity,
   PriceListEntity,
   PromoCodeEntity,
+  EventAreaEntity,
 ];

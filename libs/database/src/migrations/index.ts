@@ -12,6 +12,7 @@ import { SeatBlocks1764420000000 } from './1764420000000-seat-blocks';
 import { WaitlistSkips1764700000000 } from './1764700000000-waitlist-skips';
 import { WaitlistOfferAsks1764710000000 } from './1764710000000-waitlist-offer-asks';
 import { Pricing1764800000000 } from './1764800000000-pricing';
+import { Areas1764900000000 } from './1764900000000-areas';
 
 /** Listed explicitly (not globbed) so the compiled app and jest load the same set. */
 export const ALL_MIGRATIONS = [
@@ -29,4 +30,5 @@ export const ALL_MIGRATIONS = [
   WaitlistSkips1764700000000,
   WaitlistOfferAsks1764710000000,
   Pricing1764800000000,
+  Areas1764900000000,
 ];

@@ -22,8 +22,8 @@ import {
 import { CreateEventSettingsDto } from './event-settings.dto';
 
 /**
- * Most seats one event may have (the seat map is one Redis hash per event). The catalogue checks it once
- * it has counted the layout's seats; here, so the OpenAPI document states it.
+ * Most seats and general-admission places one event may have, together (the seat map is one Redis hash
+ * per event). The catalogue checks it once it has counted the layout; here, so the OpenAPI document states it.
  */
 export const MAX_SEATS_PER_EVENT = 100_000;
 
@@ -46,6 +46,22 @@ const InTheFuture = () =>
         return Number.isNaN(at) || at > Date.now();
       },
       defaultMessage: () => 'startsAt must be in the future',
+    },
+  });
+
+/** Most places one general-admission area may have (its counts are a few numbers, whatever its size). */
+export const MAX_AREA_CAPACITY = 100_000;
+
+/** A section is rows of seats or a general-admission area of places: one of the two. */
+const RowsOrCapacity = () =>
+  ValidateBy({
+    name: 'rowsOrCapacity',
+    validator: {
+      validate: (_value: unknown, args) => {
+        const dto = args?.object as SectionLayoutDto;
+        return (dto.rows === undefined) !== (dto.capacity === undefined);
+      },
+      defaultMessage: () => 'a section has either rows (seats) or capacity (a standing area): one of them',
     },
   });
 
@@ -131,14 +147,34 @@ export class SectionLayoutDto {
   @Length(1, 40)
   category!: string;
 
-  @ApiProperty({ type: [RowLayoutDto], description: '1-500 rows' })
+  @ApiPropertyOptional({
+    type: [RowLayoutDto],
+    description: '1-500 rows of seats; exactly one of rows and capacity',
+  })
+  @ValidateIf((dto: SectionLayoutDto) => dto.capacity === undefined || dto.rows !== undefined)
+  @RowsOrCapacity()
   // ValidateNested takes an array element that is itself an array as a list of rows, and passes `[[]]`
   @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => RowLayoutDto)
   @ArrayMinSize(1)
   @ArrayMaxSize(500)
-  rows!: RowLayoutDto[];
+  rows?: RowLayoutDto[];
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    example: 2000,
+    minimum: 1,
+    maximum: MAX_AREA_CAPACITY,
+    description:
+      'instead of rows: a general-admission (standing) area of this many places, held and sold by quantity (docs/areas.md)',
+  })
+  @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
+  @RowsOrCapacity()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_AREA_CAPACITY)
+  capacity?: number;
 }
 
 /** An event and its seat layout. Seat ids are `<section>-<row>-<number>`, e.g. `STALLS-A-12`. */
@@ -159,7 +195,7 @@ export class CreateEventDto {
 
   @ApiProperty({
     type: [SectionLayoutDto],
-    description: `1-100 sections; the event has at most ${MAX_SEATS_PER_EVENT.toLocaleString('en')} seats in all`,
+    description: `1-100 sections (rows of seats, or general-admission areas); the event has at most ${MAX_SEATS_PER_EVENT.toLocaleString('en')} seats and places in all`,
   })
   @IsObject({ each: true }) // as for rows
   @ValidateNested({ each: true })

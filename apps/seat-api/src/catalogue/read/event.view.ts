@@ -83,7 +83,22 @@ export class RowView {
 export class SectionView {
   @ApiProperty({ example: 'STALLS' }) name!: string;
   @ApiProperty({ example: 'standard' }) category!: string;
-  @ApiProperty({ type: [RowView], description: 'in the order posted' }) rows!: RowView[];
+  @ApiPropertyOptional({ type: [RowView], description: 'in the order posted; absent for an area' })
+  rows?: RowView[];
+  @ApiPropertyOptional({ description: 'the places of a general-admission area; absent for rows of seats' })
+  capacity?: number;
+}
+
+/** A general-admission area's places now. */
+export class AreaCountsView {
+  @ApiProperty({ example: 'FLOOR' }) name!: string;
+  @ApiProperty({ example: 'standing' }) category!: string;
+  @ApiProperty() capacity!: number;
+  @ApiProperty({ description: 'capacity - held - booked - blocked' }) free!: number;
+  @ApiProperty({ description: 'a hold that ran out counts until it is expired (SWEEP_INTERVAL_MS)' })
+  held!: number;
+  @ApiProperty() booked!: number;
+  @ApiProperty({ description: 'places box office took out of sale' }) blocked!: number;
 }
 
 export class SeatCountsView {
@@ -101,6 +116,11 @@ export class EventView {
   @ApiProperty() seatCount!: number;
   @ApiProperty({ type: [SectionView], description: 'the layout in the order posted' })
   sections!: SectionView[];
-  @ApiProperty({ type: SeatCountsView }) counts!: SeatCountsView;
+  @ApiProperty({ type: SeatCountsView, description: 'of the seats' }) counts!: SeatCountsView;
+  @ApiPropertyOptional({
+    type: [AreaCountsView],
+    description: 'each general-admission area with its places now; absent when the layout has none',
+  })
+  areas?: AreaCountsView[];
   @ApiProperty({ type: EventSettingsView }) settings!: EventSettingsView;
 }

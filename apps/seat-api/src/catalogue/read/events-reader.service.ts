@@ -5,16 +5,18 @@ import { AppConfig } from '@app/config';
 import { BookingSeatEntity, EventEntity } from '@app/database';
 import { DomainError } from '../../common/errors/domain-error';
 import { ErrorCode } from '../../common/errors/error-code';
-import { SeatChangeLog } from '../../hold-store';
+import { HoldStore, SeatChangeLog } from '../../hold-store';
 import { CatalogueService } from '../catalogue.service';
 import { policyOf } from '../policy/event-policy';
 import { eventNotFound } from '../policy/event-policy.service';
 import { EventSeats } from '../seat-cache';
 import {
+  AreaCountsView,
   EventPageView,
   EventSettingsView,
   EventSummaryView,
   EventView,
+  RowView,
   SeatCountsView,
   SectionView,
 } from './event.view';
@@ -44,6 +46,7 @@ export class EventsReader {
     private readonly catalogue: CatalogueService,
     private readonly changeLog: SeatChangeLog,
     private readonly config: AppConfig,
+    private readonly store: HoldStore,
   ) {}
 
   async list(query: ListEventsQuery): Promise<EventPageView> {
@@ -98,8 +101,22 @@ export class EventsReader {
       ...summary(event),
       sections: layoutOf(seats),
       counts: await this.counts(event, policy.retainUntilMs),
+      ...(seats.areas.size > 0 ? { areas: await this.areaCounts(event.id, seats) } : {}),
       settings: EventSettingsView.of(policy),
     };
+  }
+
+  /**
+   * Each area's places as the hold store counts them (one small hash); an area it does not have (past the
+   * event's retention, or before its repair) reads as all free.
+   */
+  async areaCounts(eventId: string, seats: EventSeats): Promise<AreaCountsView[]> {
+    const kept = await this.store.areaCounts(eventId);
+    return [...seats.areas.values()].map(({ name, category, capacity }) => {
+      const c = kept.get(name) ?? { held: 0, booked: 0, blocked: 0 };
+      const free = Math.max(0, capacity - c.held - c.booked - c.blocked);
+      return { name, category, capacity, free, held: c.held, booked: c.booked, blocked: c.blocked };
+    });
   }
 
   /**
@@ -130,9 +147,20 @@ function summary(e: EventEntity): EventSummaryView {
   };
 }
 
-/** Sections and rows as posted: the cached seats are in posted order (SeatEntity.position). */
+/**
+ * Sections and rows as posted: the cached seats are in posted order (SeatEntity.position); the areas go
+ * back to their places among them.
+ */
 function layoutOf(seats: EventSeats): SectionView[] {
-  const sections: SectionView[] = [];
+  const sections = rowsOf(seats);
+  for (const a of seats.areas.values()) {
+    sections.splice(a.position, 0, { name: a.name, category: a.category, capacity: a.capacity });
+  }
+  return sections;
+}
+
+function rowsOf(seats: EventSeats): SectionView[] {
+  const sections: (SectionView & { rows: RowView[] })[] = [];
   for (const seat of seats.values()) {
     let section = sections[sections.length - 1];
     if (section?.name !== seat.section) {

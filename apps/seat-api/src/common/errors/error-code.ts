@@ -45,6 +45,10 @@ export enum ErrorCode {
   HOLD_NOT_FOUND = 'HOLD_NOT_FOUND',
   /** `errors: [{ seatId, reason: HELD | BOOKED }]`. */
   SEATS_UNAVAILABLE = 'SEATS_UNAVAILABLE',
+  /** `errors: [{ area, free }]`: general-admission areas with fewer free places than asked. */
+  SOLD_OUT = 'SOLD_OUT',
+  /** `errors: [{ area }]`: general-admission areas the event does not have. */
+  AREA_NOT_FOUND = 'AREA_NOT_FOUND',
   HOLD_NOT_ACTIVE = 'HOLD_NOT_ACTIVE',
   HOLD_EXPIRED = 'HOLD_EXPIRED',
   HOLD_CONFIRMED = 'HOLD_CONFIRMED',

@@ -33,11 +33,14 @@ end
 
 local function log_changes()
   alloc_index_changes() -- the free-seat index, in the same step (allocation-index.lua)
+  -- the areas this call changed, one field each in the entry (places.lua): a small frame, not a snapshot
+  local fields = areas_flush()
   if #CL_ORDER == 0 then
+    if #fields > 0 then cl_append(fields) end
     meta_flush()
     return
   end
-  local held, booked, fields = 0, 0, {}
+  local held, booked = 0, 0
   for _, s in ipairs(CL_ORDER) do
     local before, after = CL_BEFORE[s], CL_AFTER[s]
     if before == 'H' then held = held - 1 elseif before == 'B' then booked = booked - 1 end

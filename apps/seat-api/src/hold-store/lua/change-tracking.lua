@@ -41,9 +41,14 @@ local function meta_flush()
   META_NOW = {}
 end
 
+-- The event's general-admission areas as this call read or changed them (places.lua): area -> counts,
+-- the areas changed, in order.
+local AREA_NOW, AREA_DIRTY, AREA_ORDER
+
 -- The shard sweep records each event it visits on its own (its meta and log), then starts afresh.
 local function cl_reset()
   CL_BEFORE, CL_AFTER, CL_ORDER, CL_STATUS, META_NOW = {}, {}, {}, {}, {}
+  AREA_NOW, AREA_DIRTY, AREA_ORDER = {}, {}, {}
 end
 
 local function cl_seen(seatId, state)

@@ -1,4 +1,4 @@
--- All-or-none hold of ARG.seatIds for ARG.userId, under the terms the manifest's HOLD_TERMS name (ARG.ttlMs,
+-- All-or-none hold of ARG.seatIds and ARG.places for ARG.userId, under the terms the manifest's HOLD_TERMS name (ARG.ttlMs,
 -- the event policy version the caller checked it against or '', the caps kept in its record: see
 -- hold_make), fenced by ARG.fencingToken.
 --
@@ -18,7 +18,7 @@
 -- A seat is taken only if it is free, or held by a hold whose expireAt has passed (that hold is expired on
 -- the spot, with its SeatExpired records). Replies {'OK', hold, 1 when the shard's wake-up must come
 -- sooner (HoldStore.createHold) else 0} | {'SEATS_UNAVAILABLE', {seatId, reason}...} |
--- {'HOLD_LIMIT_EXCEEDED', held, cap} | {'STALE_FENCING_TOKEN'} (see fence_ok()) | {'POLICY_CHANGED', version}
+-- {'SOLD_OUT', {area, free}...} | {'HOLD_LIMIT_EXCEEDED', held, cap} | {'STALE_FENCING_TOKEN'} (see fence_ok()) | {'POLICY_CHANGED', version}
 -- | {'EVENT_ENDED'} (new_hold_refusal); nothing is written but for the answer {'OK', ...}.
 local token = tonumber(ARG.fencingToken)
 local let_go = false
@@ -59,11 +59,20 @@ if #conflicts > 0 then return answer({ 'SEATS_UNAVAILABLE', conflicts }) end
 -- refused by its id, reason ORPHAN_SEAT, the way a taken seat is
 local stranded = orphan_stranded(seats)
 if stranded then return answer({ 'SEATS_UNAVAILABLE', { { stranded, 'ORPHAN_SEAT' } } }) end
+-- places of general-admission areas ARG.places "AREA:quantity,...", in this same step as the seats
+-- (hold-growth.lua places_refusal): {'SOLD_OUT', {{area, free}...}} when an area has too few
+local places = {}
+for area, q in string.gmatch(ARG.places, '([^:,]+):(%d+)') do
+  places[#places + 1] = area
+  places[#places + 1] = tonumber(q)
+end
+local sold_out = places_refusal(places)
+if sold_out then return answer(sold_out) end
 if not fence_ok(highest, token) then return answer({ 'STALE_FENCING_TOKEN' }) end
 
-local live, over = user_cap(#seats)
+local live, over = user_cap(#seats + places_count({ pl = places }))
 if not live then return answer(over) end
 
-local h, sooner = hold_make(seats, token, live, entry)
+local h, sooner = hold_make(seats, token, live, entry, places)
 if staffed then staff_applied() end
 return answer({ 'OK', view(h), sooner and 1 or 0 })

@@ -12,6 +12,8 @@ for _, s in ipairs(h.seats) do
   local state, hid, _, fence = seat(s)
   if state ~= 'B' or hid == h.hid then set_seat(s, 'B', h.hid, 0, fence) end
 end
+-- its places: held -> booked (places.lua)
+places_move(h, -1, 1)
 finish(h, 'CONFIRMED')
 status_change(SEAT_STATUS.CONFIRMED, h, h.seats, SEAT_STATUS_FIELDS.orderId, h.order,
   SEAT_STATUS_FIELDS.price, ARG.price)

@@ -85,7 +85,7 @@ local function user_live_holds(user)
   for h in string.gmatch(user_holds(user), '[^,]+') do
     local rec = settle(load(h))
     if rec and (rec.status == 'CONFIRMING' or rec.status == 'ACTIVE') then
-      held = held + #rec.seats
+      held = held + #rec.seats + places_count(rec)
       live[#live + 1] = h
     end
   end
@@ -107,15 +107,17 @@ end
 -- queue entry whose admission pass it was made under, if any (`entry`, q_gate). The caps
 -- ('' for the deployment's) are the hold's own terms, kept in its record: a later change of the event's
 -- settings does not change them. Returns the hold and whether the shard's wake-up must come sooner for it.
-local function hold_make(seats, token, live, entry)
+local function hold_make(seats, token, live, entry, places)
   local hid, user = ARG.hid, ARG.userId
   local h = { hid = hid, user = user, status = 'ACTIVE', seats = seats, created = NOW,
               expire = NOW + tonumber(ARG.ttlMs), max = NOW + tonumber(ARG.maxLifetimeMs), ext = 0,
               fence = token, order = '', ended = 0, deadline = 0,
-              mx = tonumber(ARG.maxExtensions) or -1, mt = tonumber(ARG.maxTtlMs) or 0, pr = ARG.pricing }
+              mx = tonumber(ARG.maxExtensions) or -1, mt = tonumber(ARG.maxTtlMs) or 0, pr = ARG.pricing,
+              pl = places or {} }
   if h.expire > h.max then h.expire = h.max end
   if entry then q_charge(entry, h) end
   set_seats(seats, 'H', hid, h.expire, token)
+  places_move(h, 1, 0)
   save(h)
   hold_record_added()
   local sooner = due_add(h.expire, hid)
@@ -123,4 +125,32 @@ local function hold_make(seats, token, live, entry)
   live[#live + 1] = hid
   update_user_holds(user, function() return table.concat(live, ',') end)
   return h, sooner
+end
+
+-- Expires the event's ACTIVE holds whose time ran out (at most `max`), as the sweeper would: their places
+-- (and seats) go back at once, so an area is not refused while lapsed holds sit on it (places.lua).
+local function expire_lapsed(max)
+  local done = 0
+  for _, b in ipairs(redis.call('ZRANGEBYSCORE', K_DUE, '-inf', NOW)) do
+    for _, hid in ipairs(redis.call('ZRANGEBYSCORE', K_DUE .. ':' .. b, '-inf', NOW, 'LIMIT', 0, max - done)) do
+      local h = load(hid)
+      if h and h.status == 'ACTIVE' and h.expire <= NOW then
+        expire(h)
+        done = done + 1
+      end
+    end
+    if done >= max then return end
+  end
+end
+
+-- Whether the places a new hold names (flat list {area, quantity...}) can all be taken now: nil when they
+-- can, else {'SOLD_OUT', {{area, places free}...}}. When an area is short, the event's lapsed holds are
+-- expired first and it is asked again.
+local function places_refusal(places)
+  if #places == 0 then return nil end
+  if #places_short(places) == 0 then return nil end
+  expire_lapsed(100)
+  local short = places_short(places)
+  if #short == 0 then return nil end
+  return { 'SOLD_OUT', short }
 end

@@ -22,9 +22,15 @@ end
 -- written, so one show's changes reach Kafka in order. `seats`: the seats it concerns; `...`: the fields of
 -- its type, name then value. Nothing is written while the stream is off (SEAT_STATUS_STREAM, a constant of
 -- the loaded library).
+-- A hold with places of general-admission areas tells them too (S.places: "FLOOR:2,BALCONY:1").
 local function status_change(kind, h, seats, ...)
   if SEAT_STATUS_STREAM == 0 then return end
   local S = SEAT_STATUS_FIELDS
+  if #(h.pl or {}) > 0 then
+    redis.call('XADD', K_OUTBOX, '*', S.type, kind, S.eventId, EVENT_ID, S.holdId, ID_PREFIX .. h.hid,
+      S.userId, h.user, S.seatIds, table.concat(seats, ','), S.places, places_text(h), S.at, NOW, ...)
+    return
+  end
   redis.call('XADD', K_OUTBOX, '*', S.type, kind, S.eventId, EVENT_ID, S.holdId, ID_PREFIX .. h.hid,
     S.userId, h.user, S.seatIds, table.concat(seats, ','), S.at, NOW, ...)
 end
@@ -60,9 +66,20 @@ end
 -- Frees the seats of a hold whose time ran out and records one SeatExpired per seat in the outbox,
 -- in this same atomic step: a seat is never freed without its event, nor an event written twice.
 -- Only seats the hold still holds are freed and recorded (a seat booked meanwhile stays BOOKED);
--- returns how many were freed.
+-- returns how many were freed. Its places go back to their areas in the same step, with one SeatExpired
+-- per area: seatId the area's name, `area` and `quantity` saying how many places (places.lua).
 local function expire(h)
   local freed = 0
+  local pl = h.pl or {}
+  if #pl > 0 then
+    places_move(h, -1, 0)
+    local F = SEAT_EXPIRED_FIELDS
+    for i = 1, #pl, 2 do
+      redis.call('XADD', K_OUTBOX, '*', F.type, SEAT_EXPIRED_TYPE, F.eventId, EVENT_ID, F.seatId, pl[i],
+        F.holdId, ID_PREFIX .. h.hid, F.userId, h.user, F.expireAt, h.expire, F.fencingToken, h.fence,
+        F.expiredAt, NOW, F.area, pl[i], F.quantity, pl[i + 1])
+    end
+  end
   for _, s in ipairs(h.seats) do
     local mine, _, fence = own(h, s)
     if mine == 'H' then
@@ -91,6 +108,7 @@ local function release(h, token, reason)
   local mine, highest = held_seats(h)
   if not fence_ok(highest, token) then return false end
   set_seats(mine, 'F', '', 0, token)
+  places_move(h, -1, 0)
   h.fence = token
   finish(h, 'RELEASED')
   status_change(SEAT_STATUS.RELEASED, h, mine, SEAT_STATUS_FIELDS.reason, reason)

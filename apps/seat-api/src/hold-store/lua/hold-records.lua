@@ -20,7 +20,7 @@ local function load(hid)
   return { hid = hid, user = r[1], status = STATUS_NAME[r[2]], seats = r[3], created = c, expire = c + r[5],
            max = c + r[6], ext = r[7], fence = r[8], order = r[9] or '', ended = at(c, r[10]),
            deadline = at(c, r[11]), xkey = r[12] or '', mx = (r[13] or 0) - 1, mt = r[14] or 0, qe = r[15] or '',
-           pr = r[16] or '' }
+           pr = r[16] or '', pl = type(r[17]) == 'table' and r[17] or {} }
 end
 
 local function save(h)
@@ -29,11 +29,12 @@ local function save(h)
   -- [13] the hold's extension cap + 1 and [14] its ttl cap in ms: its own terms (0: none recorded, a hold
   -- made before they were kept, whose caller's caps apply); [15] the queue entry whose admission pass it
   -- was made under (queue.lua), '' for none; [16] what it is priced by (its price-list version, promo code
-  -- and ticket types: apps/seat-api/src/pricing/hold-pricing.ts), '' for a hold that is not priced
+  -- and ticket types: apps/seat-api/src/pricing/hold-pricing.ts), '' for a hold that is not priced; [17] its
+  -- places of general-admission areas {area, quantity...} (places.lua), '' for none
   local r = { h.user, STATUS_CODE[h.status], h.seats, c, h.expire - c, h.max - c, h.ext, h.fence, h.order,
               since(c, h.ended), since(c, h.deadline), h.xkey or '', (h.mx or -1) + 1, h.mt or 0, h.qe or '',
-              h.pr or '' }
-  local n = 16
+              h.pr or '', (h.pl and #h.pl > 0) and h.pl or '' }
+  local n = 17
   while n > 8 and (r[n] == 0 or r[n] == '') do
     r[n] = nil
     n = n - 1
@@ -51,6 +52,6 @@ local function view(h)
   local status = h.status
   if status == 'ACTIVE' and h.expire <= NOW then status = 'EXPIRED' end
   return { ID_PREFIX .. h.hid, h.user, status, h.seats, h.created, h.expire, h.max, h.ext, h.fence,
-           h.order, h.ended, h.deadline, NOW, h.mx or -1, h.mt or 0, h.pr or '' }
+           h.order, h.ended, h.deadline, NOW, h.mx or -1, h.mt or 0, h.pr or '', h.pl or {} }
 end
 

@@ -168,6 +168,7 @@ export const HOLD_HELPERS = [
   'hold-index.lua',
   'hold-records.lua',
   'seats.lua',
+  'places.lua',
   'user-index.lua',
   'queue.lua',
   'hold-lifecycle.lua',
@@ -226,6 +227,8 @@ export const EVENT_SCRIPTS = {
       'lockOwner',
       'letGoOfLock',
       ...STAFF_ACTION,
+      // places of general-admission areas, "AREA:quantity,..." ('' for none): lua/places.lua
+      'places',
       'seatIds...',
     ],
     ['staffLedger', 'seatLockKeys...'],
@@ -273,6 +276,8 @@ export const EVENT_SCRIPTS = {
   holdSetPricing: event('set-hold-pricing.lua', ['hid', 'userId', 'expected', 'pricing']),
   holdAbandonConfirm: event('abandon-confirm.lua', ['hid', 'fencingToken']),
   holdMarkBooked: event('mark-booked.lua', ['seatIds...']),
+  // each area: name, capacity, places booked and blocked in PostgreSQL (EventRepair)
+  areasRepair: event('areas-repair.lua', ['areas...']),
   seatsMarkBlocked: event('mark-blocked.lua', ['seatIds...']),
   eventPolicyVersion: event('policy-version.lua', ['mode', 'version', 'orphanRule', 'afterRepair']),
   eventLiveHolds: event('live-holds.lua', ['fromBucket', 'maxEntries']),

@@ -144,7 +144,7 @@ for _, ev in ipairs(redis.call('ZRANGEBYSCORE', K_SEVENTS, '-inf', NOW, 'LIMIT',
   if redis.call('ZCARD', K_DUE) == 0 and redis.call('ZCARD', K_GC) == 0 then
     -- every bucket's keys (due:<b> are empty, hence gone, when the head is: listed in case)
     buckets_ready()
-    local keys = { K_SEATS, K_DUE, K_USERS, K_GC, K_CHANGES, unpack(alloc_keys()) }
+    local keys = { K_SEATS, K_DUE, K_USERS, K_GC, K_CHANGES, areas_key(), unpack(alloc_keys()) }
     for _, k in ipairs(q_keys()) do keys[#keys + 1] = k end
     for b = 0, HB_M + HB_P - 1 do
       keys[#keys + 1] = K_HOLDS .. ':' .. b

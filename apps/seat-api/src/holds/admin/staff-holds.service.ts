@@ -18,7 +18,7 @@ import {
 import { HoldView } from '../hold.view';
 import { holdChanges } from '../holds.metrics';
 import { HoldsService } from '../holds.service';
-import { SEAT_LOCK, SeatLockHost, SeatLockSettings } from '../seat-lock';
+import { lockedSeatsOf, SEAT_LOCK, SeatLockHost, SeatLockSettings } from '../seat-lock';
 import { HoldPrices } from '../../pricing/hold-prices.service';
 import { HoldsPageView } from './dto/holds-page.view';
 import { ListHoldsQuery } from './dto/list-holds.query';
@@ -115,7 +115,7 @@ export class StaffHoldsService implements SeatLockHost {
     };
     try {
       const released = await this.audited.run(record, (_id, action) =>
-        this.lockedForceRelease(hold.eventId, hold.seatIds, hold, action),
+        this.lockedForceRelease(hold.eventId, lockedSeatsOf(hold), hold, action),
       );
       holdChanges.inc({ action: 'force-release', outcome: 'ok' });
       this.logger.log({ msg: 'hold force-released', holdId, actor: actor.id, holder: hold.userId });

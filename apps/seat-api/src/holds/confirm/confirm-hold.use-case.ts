@@ -19,7 +19,7 @@ import {
 } from '../hold-errors';
 import { BookingView } from '../hold.view';
 import { holdChanges } from '../holds.metrics';
-import { SEAT_LOCK, SeatLockHost, SeatLockSettings } from '../seat-lock';
+import { lockedSeatsOf, SEAT_LOCK, SeatLockHost, SeatLockSettings } from '../seat-lock';
 import { HoldIds, HoldRecord, HoldStore } from '../../hold-store';
 import { HoldPrices } from '../../pricing/hold-prices.service';
 import { PricedSale } from '../../pricing/priced-sale';
@@ -94,7 +94,7 @@ export class ConfirmHoldUseCase implements SeatLockHost {
     }
     // the price list and code read now, before the seat lock's lease runs (kept: the sale is made of them)
     await this.prices.saleOf(hold);
-    return this.lockedConfirm(hold.eventId, hold.seatIds, hold, orderId);
+    return this.lockedConfirm(hold.eventId, lockedSeatsOf(hold), hold, orderId);
   }
 
   /** The hold's booking, read within SETTLE_TIMEOUT_MS: a silent PostgreSQL is a 503 before anything changed. */

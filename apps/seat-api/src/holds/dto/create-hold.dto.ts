@@ -69,9 +69,14 @@ const OnlyOneOfTheSeatForms = () =>
     validator: {
       validate: (_value: unknown, args) => {
         const dto = args?.object as CreateHoldDto;
-        return [dto.seatIds, dto.seats, dto.bestAvailable].filter((v) => v !== undefined).length === 1;
+        const forms = [dto.seatIds, dto.seats, dto.bestAvailable].filter((v) => v !== undefined).length;
+        // places of general-admission areas go beside seats named, or alone
+        return dto.places === undefined
+          ? forms === 1
+          : forms === 0 || (forms === 1 && dto.bestAvailable === undefined);
       },
-      defaultMessage: () => 'give one of seatIds, seats and bestAvailable',
+      defaultMessage: () =>
+        'give one of seatIds, seats and bestAvailable; places go alone or beside seatIds or seats',
     },
   });
 
@@ -116,6 +121,33 @@ export class SeatLineDto {
   ticketType?: string;
 }
 
+/** Most places of one area a hold may ask for. */
+const MAX_PLACES_PER_AREA = 10;
+
+/** How many places of a general-admission area to hold. */
+export class PlacesDto {
+  @ApiProperty({ example: 'FLOOR', description: "a general-admission area of the event's layout" })
+  @Matches(/^[A-Za-z0-9_-]{1,12}$/, { message: 'area must be 1-12 letters, digits, _ or -' })
+  area!: string;
+
+  @ApiProperty({ type: 'integer', example: 2, minimum: 1, maximum: MAX_PLACES_PER_AREA })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PLACES_PER_AREA)
+  quantity!: number;
+}
+
+/** No two entries of `places` name one area. */
+const DistinctAreas = () =>
+  ValidateBy({
+    name: 'distinctAreas',
+    validator: {
+      validate: (value: unknown) =>
+        Array.isArray(value) && new Set(value.map((l: { area?: unknown }) => l?.area)).size === value.length,
+      defaultMessage: () => 'places must not repeat an area',
+    },
+  });
+
 /** No two lines of `seats` name one seat. */
 const DistinctSeats = () =>
   ValidateBy({
@@ -133,11 +165,12 @@ export class CreateHoldDto {
   @ApiPropertyOptional({
     ...SEAT_IDS_SCHEMA,
     example: ['HALL-A-1', 'HALL-A-2'],
-    description: 'held all or none; exactly one of seatIds and bestAvailable',
+    description: 'held all or none; exactly one of seatIds, seats and bestAvailable (or places alone)',
   })
   // required unless bestAvailable or seats is given
   @ValidateIf(
-    (dto: CreateHoldDto) => dto.seatIds !== undefined || (dto.bestAvailable ?? dto.seats) === undefined,
+    (dto: CreateHoldDto) =>
+      dto.seatIds !== undefined || (dto.bestAvailable ?? dto.seats ?? dto.places) === undefined,
   )
   @OnlyOneOfTheSeatForms()
   @SeatIdsChecks()
@@ -161,6 +194,24 @@ export class CreateHoldDto {
   @ValidateNested({ each: true })
   @Type(() => SeatLineDto)
   seats?: SeatLineDto[];
+
+  @ApiPropertyOptional({
+    type: [PlacesDto],
+    minItems: 1,
+    maxItems: 100,
+    description:
+      'places of general-admission areas, 1-10 per area, each area once: alone or beside seatIds or seats, all or none with them (409 SOLD_OUT naming what each short area has left)',
+  })
+  @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
+  @OnlyOneOfTheSeatForms()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(100)
+  @DistinctAreas()
+  @IsObject({ each: true })
+  @ValidateNested({ each: true })
+  @Type(() => PlacesDto)
+  places?: PlacesDto[];
 
   @ApiPropertyOptional({
     type: () => BestAvailableDto,
