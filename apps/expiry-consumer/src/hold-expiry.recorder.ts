@@ -25,6 +25,9 @@ export class HoldExpiryRecorder {
         userId: ce.data.userId,
         expiredAt: new Date(ce.data.expireAt),
         fencingToken: ce.data.fencingToken,
+        // places of a general-admission area: how many went back
+        area: ce.data.area ?? null,
+        quantity: ce.data.quantity ?? null,
       })
       .orIgnore()
       .execute();

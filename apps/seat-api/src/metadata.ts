@@ -317,6 +317,8 @@ export default async () => {
               expiredAt: { required: true, type: () => String },
               recordedAt: { required: true, type: () => String },
               fencingToken: { required: true, type: () => Number },
+              area: { required: false, type: () => String },
+              quantity: { required: false, type: () => Number },
             },
             ExpirationsPageView: {
               eventId: { required: true, type: () => String },

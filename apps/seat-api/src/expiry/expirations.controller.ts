@@ -46,6 +46,7 @@ export class ExpirationsController {
         expiredAt: r.expiredAt.toISOString(),
         recordedAt: r.recordedAt.toISOString(),
         fencingToken: r.fencingToken,
+        ...(r.area !== null ? { area: r.area, quantity: r.quantity! } : {}),
       })),
     };
   }

@@ -76,6 +76,12 @@ export function seatExpiredFromOutbox(fields: string[]): SeatExpiredCloudEvent |
   if (f('type') !== SEAT_EXPIRED_TYPE || texts.some((t) => !t) || numbers.some((n) => !Number.isFinite(n))) {
     return null;
   }
+  // the places of a general-admission area: both fields or neither
+  const quantity = f('quantity') === undefined ? undefined : Number(f('quantity'));
+  if ((f('area') === undefined) !== (quantity === undefined) || (quantity !== undefined && !(quantity >= 1))) {
+    return null;
+  }
+  const places = f('area') ? { area: f('area')!, quantity: quantity! } : {};
   return seatExpiredEvent(
     {
       eventId: f('eventId')!,
@@ -84,6 +90,7 @@ export function seatExpiredFromOutbox(fields: string[]): SeatExpiredCloudEvent |
       userId: f('userId')!,
       expireAt: new Date(Number(f('expireAt'))).toISOString(),
       fencingToken: Number(f('fencingToken')),
+      ...places,
     },
     new Date(Number(f('expiredAt'))),
   );

@@ -23,6 +23,7 @@ import {
   WAITLIST_OFFER_MADE_TYPE,
   waitlistOfferMadeEvent,
   QUEUE_TYPES,
+  type PlacesData,
 } from '@app/contracts';
 import { queueStatusFrom } from './queue-record';
 
@@ -75,7 +76,11 @@ export function seatStatusFrom(byName: Record<string, string>): SeatStatusCloudE
   if (!holdId || !userId) {
     return null;
   }
-  const hold = { eventId, holdId, userId, seatIds };
+  const places = placesOf(f('places'));
+  if (places === null) {
+    return null;
+  }
+  const hold = { eventId, holdId, userId, seatIds, ...(places.length > 0 ? { places } : {}) };
   const expireAt = ms('expireAt');
   switch (type) {
     case HOLD_CREATED_TYPE:
@@ -133,4 +138,23 @@ function priceOf(text: string | undefined): BookingPriceData | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * A hold record's places of general-admission areas ("FLOOR:2,BALCONY:1", hold-lifecycle.lua
+ * status_change), [] when it has none, or null when the text is not of that shape.
+ */
+function placesOf(text: string | undefined): PlacesData[] | null {
+  if (text === undefined) {
+    return [];
+  }
+  const places: PlacesData[] = [];
+  for (const part of text.split(',')) {
+    const m = /^([^:,]+):([1-9]\d*)$/.exec(part);
+    if (!m) {
+      return null;
+    }
+    places.push({ area: m[1], quantity: Number(m[2]) });
+  }
+  return places;
 }

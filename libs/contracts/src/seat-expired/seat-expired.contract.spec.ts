@@ -70,3 +70,29 @@ it.each([
   expect(() => parseSeatExpired(value)).toThrow(SeatExpiredSchemaError);
   expect(() => parseSeatExpired(value)).toThrow(reason);
 });
+
+describe('places of a general-admission area', () => {
+  const places = { ...data, seatId: 'FLOOR', area: 'FLOOR', quantity: 3 };
+
+  it('one message per area and hold: seatId is the area, so a reader of seats alone reads it as before', () => {
+    const ce = seatExpiredEvent(places, new Date('2027-03-01T19:05:00.123Z'));
+    expect(ce.id).toBe(`${data.holdId}:FLOOR`);
+    expect(ce.subject).toBe('FLOOR');
+    const back = parseSeatExpired(Buffer.from(seatExpiredKafkaMessage(ce).value));
+    expect(back.data).toEqual(places);
+    // what a consumer written for seats reads of it: every field it knows, all present
+    const { eventId, seatId, holdId, userId, expireAt, fencingToken } = back.data;
+    expect({ eventId, seatId, holdId, userId, expireAt, fencingToken }).toEqual({ ...data, seatId: 'FLOOR' });
+  });
+
+  it.each([
+    ['an area without a quantity', { ...data, area: 'FLOOR' }],
+    ['a quantity without an area', { ...data, quantity: 2 }],
+    ['a quantity of 0', { ...places, quantity: 0 }],
+    ['a fractional quantity', { ...places, quantity: 1.5 }],
+    ['an empty area', { ...places, area: '' }],
+  ])('refuses %s', (_what, d) => {
+    const value = JSON.stringify({ ...seatExpiredEvent(data, new Date()), data: d });
+    expect(() => parseSeatExpired(value)).toThrow(SeatExpiredSchemaError);
+  });
+});

@@ -21,6 +21,13 @@ export interface SeatExpiredData {
   expireAt: string;
   /** Fencing token of the last lock-holder write to the hold: orders events for the same seat. */
   fencingToken: number;
+  /**
+   * Set when the expiry frees places of a general-admission area rather than a seat: the area's name
+   * (`seatId` carries it too, so a consumer that reads seats alone still gets one message per area and
+   * hold) and how many places went back.
+   */
+  area?: string;
+  quantity?: number;
 }
 
 /** id `<holdId>:<seatId>` (seatExpiredId), subject the seat, time when the seat was freed. */

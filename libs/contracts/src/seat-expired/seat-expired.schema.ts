@@ -62,7 +62,11 @@ export function parseSeatExpired(value: unknown): SeatExpiredCloudEvent {
     !isString(d.userId) ||
     !isString(d.expireAt) ||
     Number.isNaN(Date.parse(d.expireAt)) ||
-    typeof d.fencingToken !== 'number'
+    typeof d.fencingToken !== 'number' ||
+    // places of an area: both or neither, the quantity a whole number of places
+    (d.area === undefined) !== (d.quantity === undefined) ||
+    (d.area !== undefined && !isString(d.area)) ||
+    (d.quantity !== undefined && !(Number.isInteger(d.quantity) && d.quantity >= 1))
   ) {
     throw new SeatExpiredSchemaError('data does not match the SeatExpired schema');
   }

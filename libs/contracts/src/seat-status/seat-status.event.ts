@@ -67,6 +67,17 @@ export interface HoldChangeData {
   userId: string;
   /** The seats the change concerns, in the hold's order. */
   seatIds: string[];
+  /**
+   * The places of general-admission areas the hold has, by area; absent when it has none (a consumer that
+   * does not know areas reads the seats as before).
+   */
+  places?: PlacesData[];
+}
+
+/** Places of one general-admission area. */
+export interface PlacesData {
+  area: string;
+  quantity: number;
 }
 
 export interface HoldCreatedData extends HoldChangeData {

@@ -40,7 +40,16 @@ type Schema = Record<string, unknown>;
 const text = { type: 'string', minLength: 1 };
 const instant = { type: 'string', format: 'date-time' };
 const seatIds = { type: 'array', items: text };
-const holdChange = { eventId: text, holdId: text, userId: text, seatIds };
+/** A hold's places of general-admission areas: optional, so a hold of seats reads as before. */
+const places = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['area', 'quantity'],
+    properties: { area: text, quantity: { type: 'integer', minimum: 1 } },
+  },
+};
+const holdChange = { eventId: text, holdId: text, userId: text, seatIds, places };
 const count = { type: 'integer', minimum: 0 };
 const queueChange = { eventId: text, actionId: text };
 const turn = {
@@ -131,7 +140,9 @@ export const SEAT_STATUS_SCHEMAS: Record<SeatStatusType, Schema> = {
   [SEAT_EXPIRED_TYPE]: cloudEvent(
     SEAT_EXPIRED_TYPE,
     'Seat expired',
-    'One seat of a hold that ran out is free again; the same message as on seat.expired. id `<holdId>:<seatId>`.',
+    'One seat of a hold that ran out is free again; the same message as on seat.expired. id `<holdId>:<seatId>`. ' +
+      'The places of a general-admission area are one message per area: seatId is the area\u2019s name, ' +
+      'area the same and quantity how many places were freed.',
     {
       eventId: text,
       seatId: text,
@@ -139,6 +150,8 @@ export const SEAT_STATUS_SCHEMAS: Record<SeatStatusType, Schema> = {
       userId: text,
       expireAt: instant,
       fencingToken: { type: 'integer' },
+      area: text,
+      quantity: { type: 'integer', minimum: 1 },
     },
     ['eventId', 'seatId', 'holdId', 'userId', 'expireAt', 'fencingToken'],
   ),

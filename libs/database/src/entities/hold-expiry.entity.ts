@@ -33,6 +33,14 @@ export class HoldExpiryEntity {
   })
   fencingToken!: number;
 
+  /** For places of a general-admission area (seatId is then the area's name too): the area; else null. */
+  @Column('text', { nullable: true })
+  area!: string | null;
+
+  /** How many places of `area` went back; null for a seat. */
+  @Column('integer', { nullable: true })
+  quantity!: number | null;
+
   @Column('timestamptz', { name: 'recorded_at', default: () => 'now()' })
   recordedAt!: Date;
 }

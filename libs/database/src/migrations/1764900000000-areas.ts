@@ -7,7 +7,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *
  * A booking keeps the places it sold, per area ([{ area, quantity }], NULL for a booking of seats alone):
  * the hold store counts places, PostgreSQL keeps what was sold, from which an area's counts are healed
- * after Redis lost its data.
+ * after Redis lost its data. An expiry of places (one SeatExpired per area and hold) is recorded with its
+ * area and how many places went back; NULL for a seat's.
  */
 export class Areas1764900000000 implements MigrationInterface {
   name = 'Areas1764900000000';
@@ -27,9 +28,13 @@ export class Areas1764900000000 implements MigrationInterface {
         CONSTRAINT event_areas_capacity_check CHECK (capacity BETWEEN 1 AND 100000)
       )`);
     await q.query(`ALTER TABLE bookings ADD COLUMN places jsonb`);
+    await q.query(`ALTER TABLE hold_expiries ADD COLUMN area text`);
+    await q.query(`ALTER TABLE hold_expiries ADD COLUMN quantity integer`);
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE hold_expiries DROP COLUMN quantity`);
+    await q.query(`ALTER TABLE hold_expiries DROP COLUMN area`);
     await q.query(`ALTER TABLE bookings DROP COLUMN places`);
     await q.query(`DROP TABLE event_areas`);
     await q.query(`ALTER TABLE events DROP CONSTRAINT events_seat_count_check`);

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export class ExpirationView {
   @ApiProperty() holdId!: string;
@@ -8,6 +8,13 @@ export class ExpirationView {
   @ApiProperty({ format: 'date-time', description: 'when the expiry consumer recorded it' })
   recordedAt!: string;
   @ApiProperty() fencingToken!: number;
+  @ApiPropertyOptional({
+    example: 'FLOOR',
+    description: 'for places of a general-admission area (seatId is its name too): the area',
+  })
+  area?: string;
+  @ApiPropertyOptional({ description: 'how many places of the area went back' })
+  quantity?: number;
 }
 
 export class ExpirationsPageView {
