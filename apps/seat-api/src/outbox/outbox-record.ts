@@ -78,7 +78,10 @@ export function seatExpiredFromOutbox(fields: string[]): SeatExpiredCloudEvent |
   }
   // the places of a general-admission area: both fields or neither
   const quantity = f('quantity') === undefined ? undefined : Number(f('quantity'));
-  if ((f('area') === undefined) !== (quantity === undefined) || (quantity !== undefined && !(quantity >= 1))) {
+  if (
+    (f('area') === undefined) !== (quantity === undefined) ||
+    (quantity !== undefined && !(quantity >= 1))
+  ) {
     return null;
   }
   const places = f('area') ? { area: f('area')!, quantity: quantity! } : {};
