@@ -123,3 +123,79 @@ describe('seat map after Redis lost its data', () => {
     });
   });
 });
+
+describe('general-admission areas after Redis lost its data', () => {
+  it("the stream heals: an area's places come back from PostgreSQL and the live holds", async () => {
+    const admin = await api.token('admin-1', ['admin']);
+    const created = await api.call('POST', '/v1/events', {
+      token: admin,
+      body: {
+        name: 'Gig',
+        startsAt: '2030-01-01T20:00:00Z',
+        sections: [
+          { name: 'S', category: 'standard', rows: [{ row: 'A', seats: 2 }] },
+          { name: 'FLOOR', category: 'standing', capacity: 10 },
+        ],
+      },
+    });
+    const eventId = created.body.eventId as string;
+    const placeHold = async (who: string, quantity: number) => {
+      const token = await api.token(who);
+      const r = await api.call('POST', `/v1/events/${eventId}/holds`, {
+        token,
+        body: { places: [{ area: 'FLOOR', quantity }], ttlSeconds: 600 },
+      });
+      expect(r.status).toBe(201);
+      return { token, holdId: r.body.holdId as string };
+    };
+    // 1 place booked (PostgreSQL keeps it), 2 held (Redis alone knows them)
+    const sold = await placeHold('sold', 1);
+    const c = await api.call('POST', `/v1/holds/${sold.holdId}/confirm`, {
+      token: sold.token,
+      body: { orderId: 'o-sold' },
+    });
+    expect(c.status).toBe(201);
+    await placeHold('lost', 2);
+    const s = await stream(eventId);
+    const first = await s.next((e) => e.event === 'snapshot', 'the first snapshot');
+    expect(first.data.areas).toEqual([
+      { name: 'FLOOR', category: 'standing', capacity: 10, free: 7, held: 2, booked: 1 },
+    ]);
+
+    await redis.client.flushall();
+    await placeHold('after', 3); // the event is repaired before this hold is made
+
+    const healed = { name: 'FLOOR', category: 'standing', capacity: 10, free: 6, held: 3, booked: 1 };
+    await eventually(
+      async () =>
+        JSON.stringify((await api.call('GET', `/v1/events/${eventId}/seats`)).body.areas) ===
+        JSON.stringify([healed]),
+      10_000,
+      'GET shows the area as PostgreSQL and the live holds have it',
+    );
+    // the open stream: what it applied (its snapshots, then its area changes) is the healed area
+    await s.next((e) => e.event === 'snapshot' && e !== first, 'a fresh snapshot after the loss');
+    const shown = () => {
+      let floor: Record<string, unknown> = {};
+      for (const e of s.events) {
+        if (e.event === 'snapshot') {
+          floor = { ...e.data.areas[0] };
+        } else if (e.event === 'changes') {
+          for (const a of e.data.areas ?? []) {
+            floor = { ...floor, ...a };
+          }
+        }
+      }
+      return floor;
+    };
+    await eventually(
+      () => JSON.stringify(shown()) === JSON.stringify(healed),
+      5000,
+      'the stream client sees the area healed',
+    );
+    const fresh = await stream(eventId);
+    expect((await fresh.next((e) => e.event === 'snapshot', 'a new stream snapshot')).data.areas).toEqual([
+      healed,
+    ]);
+  });
+});

@@ -94,8 +94,9 @@ export class SeatMapController {
   @ApiOperation({
     summary: 'Live seat map (Server-Sent Events)',
     description:
-      '`event: snapshot` (id = `<epoch>:<version>`; data {eventId, version, counts, seats}), then `event: ' +
-      'changes` at most every 250 ms (same id; data {version, changes: [{seatId, status}], counts}); ' +
+      '`event: snapshot` (id = `<epoch>:<version>`; data {eventId, version, counts, seats, areas?}), then `event: ' +
+      'changes` at most every 250 ms (same id; data {version, changes: [{seatId, status}], counts, areas?: ' +
+      '[{name, free, held, booked}]}: `areas` lists the general-admission areas whose places changed, when some did); ' +
       '`: ping` comments keep it open. Last-Event-ID (or ?lastEventId=) resumes with what changed since ' +
       'that event, or sends a new snapshot when the change log no longer has it or is another log (Redis ' +
       'lost its data: the epoch changed). Open streams get a new snapshot when that happens. Written only as fast as the ' +

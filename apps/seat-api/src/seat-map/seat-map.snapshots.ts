@@ -78,7 +78,11 @@ export class SeatMapSnapshots implements OnModuleDestroy {
 
   private async build(eventId: string): Promise<SnapshotSync> {
     const seats = await this.catalogue.requireSeats(eventId);
-    const sync = await SnapshotSync.build(eventId, new SeatLayout(seats), this.source);
+    const sync = await SnapshotSync.build(
+      eventId,
+      new SeatLayout(seats, [...seats.areas.values()]),
+      this.source,
+    );
     this.account(sync);
     return sync;
   }

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export class SeatView {
   @ApiProperty() eventId!: string;
@@ -18,6 +18,18 @@ export class SeatCountsView {
   @ApiProperty() booked!: number;
 }
 
+/** A general-admission area on the public map: places counted, never who holds them. */
+export class SeatMapAreaView {
+  @ApiProperty({ example: 'FLOOR' }) name!: string;
+  @ApiProperty({ example: 'standing' }) category!: string;
+  @ApiProperty() capacity!: number;
+  @ApiProperty({ description: 'capacity - held - booked' }) free!: number;
+  @ApiProperty({ description: 'a hold that ran out counts until it is expired (SWEEP_INTERVAL_MS)' })
+  held!: number;
+  @ApiProperty({ description: 'sold, and taken out of sale by box office (as a blocked seat shows BOOKED)' })
+  booked!: number;
+}
+
 export class SeatMapView {
   @ApiProperty() eventId!: string;
   @ApiProperty({ description: 'change version of the map (the stream sends it as the event id)' })
@@ -25,4 +37,10 @@ export class SeatMapView {
   @ApiProperty({ type: SeatCountsView, description: "the section's counts with ?section=" })
   counts!: SeatCountsView;
   @ApiProperty({ type: [SeatView] }) seats!: SeatView[];
+  @ApiPropertyOptional({
+    type: [SeatMapAreaView],
+    description:
+      "the layout's general-admission areas in the order posted; absent when it has none, and with ?section=",
+  })
+  areas?: SeatMapAreaView[];
 }

@@ -13,8 +13,8 @@ const logger = new Logger('SeatMapStream');
 /**
  * The streams of one event on this instance. One reader of the change log however many clients listen:
  * every BATCH_MS it refreshes the event's snapshot (one small Redis call, shared with GET readers), and
- * the seats that changed since the last batch (from this refresh or any other) go out as one `changes`
- * event, rendered once and written to every client that has taken what it was sent. A client that has
+ * the seats and general-admission areas that changed since the last batch (from this refresh or any
+ * other) go out as one `changes` event, rendered once and written to every client that has taken what it was sent. A client that has
  * not is owed those seats instead (sse-client.ts): once it has, it gets one event of everything it is
  * owed, with the statuses of that batch, or a new snapshot when it was owed too many. Started with the
  * first client, stopped with the last.
@@ -22,6 +22,8 @@ const logger = new Logger('SeatMapStream');
 export class EventFeed {
   private readonly clients = new Set<SseClient>();
   private readonly pending = new Set<number>();
+  /** The general-admission areas changed since the last batch. */
+  private readonly pendingAreas = new Set<string>();
   private readonly unsubscribe: () => void;
   private readonly unsubscribeReset: () => void;
   private readonly poller: NodeJS.Timeout;
@@ -37,7 +39,10 @@ export class EventFeed {
     heartbeatMs: number,
     private readonly onIdle: () => void,
   ) {
-    this.unsubscribe = sync.onChange((positions) => positions.forEach((p) => this.pending.add(p)));
+    this.unsubscribe = sync.onChange(({ positions, areas }) => {
+      positions.forEach((p) => this.pending.add(p));
+      areas.forEach((a) => this.pendingAreas.add(a));
+    });
     // Redis lost the log: every client's view is of the lost data, and its ids of the lost versions
     this.unsubscribeReset = sync.onReset(() => this.clients.forEach((client) => client.oweSnapshot()));
     this.poller = setInterval(() => void this.tick(), BATCH_MS);
@@ -103,22 +108,23 @@ export class EventFeed {
     let shared: string | undefined;
     for (const client of this.clients) {
       if (!client.ready) {
-        client.owe(this.pending);
+        client.owe(this.pending, this.pendingAreas.size > 0);
         continue;
       }
       const owes = client.owes;
       if (owes === 'snapshot') {
         client.sendSnapshot(snapshotFrame(snap, this.template));
-      } else if (owes === 'seats') {
-        const seats = client.takeOwed();
+      } else if (owes === 'changes') {
+        const { seats, areas } = client.takeOwed();
         this.pending.forEach((p) => seats.add(p));
-        client.send(changesEvent(snap, seats));
-      } else if (this.pending.size > 0) {
-        shared ??= changesEvent(snap, this.pending);
+        client.send(changesEvent(snap, seats, areas ? snap.areaNames() : this.pendingAreas));
+      } else if (this.pending.size > 0 || this.pendingAreas.size > 0) {
+        shared ??= changesEvent(snap, this.pending, this.pendingAreas);
         client.send(shared);
       }
     }
     this.pending.clear();
+    this.pendingAreas.clear();
   }
 
   /** A heartbeat for the clients that have taken everything (the others have bytes on the way). */

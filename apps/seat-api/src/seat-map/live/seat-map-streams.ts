@@ -95,7 +95,8 @@ export class SeatMapStreams implements OnModuleDestroy {
         this.track(-1, caller, -charge);
       });
       if (resume) {
-        client.send(changesEvent(snap, resume));
+        // every area: they are few, and the log read for a resume keeps only seat positions
+        client.send(changesEvent(snap, resume, snap.areaNames()));
       } else {
         client.sendSnapshot(snapshotFrame(snap, template));
       }

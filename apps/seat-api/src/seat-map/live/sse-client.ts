@@ -33,6 +33,8 @@ export class SseClient implements Stalled {
   private frameAt = 0;
   /** Seats changed since what this client was sent, while it could not take them. */
   private readonly owed = new Set<number>();
+  /** Whether a general-admission area changed meanwhile too (it is then sent every area: they are few). */
+  private owedAreas = false;
   private owesSnapshot = false;
 
   constructor(
@@ -66,23 +68,26 @@ export class SseClient implements Stalled {
     return !this.closed && this.frame === undefined && !this.res.writableNeedDrain;
   }
 
-  /** What this client is owed beyond the feed's next batch: nothing, some seats, or a whole snapshot. */
-  get owes(): 'nothing' | 'seats' | 'snapshot' {
-    return this.owesSnapshot ? 'snapshot' : this.owed.size > 0 ? 'seats' : 'nothing';
+  /** What this client is owed beyond the feed's next batch: nothing, some changes, or a whole snapshot. */
+  get owes(): 'nothing' | 'changes' | 'snapshot' {
+    return this.owesSnapshot ? 'snapshot' : this.owed.size > 0 || this.owedAreas ? 'changes' : 'nothing';
   }
 
-  /** The seats owed, cleared: the caller sends them now. */
-  takeOwed(): Set<number> {
+  /** The seats owed, and whether areas are, cleared: the caller sends them now. */
+  takeOwed(): { seats: Set<number>; areas: boolean } {
     const seats = new Set(this.owed);
+    const areas = this.owedAreas;
     this.owed.clear();
-    return seats;
+    this.owedAreas = false;
+    return { seats, areas };
   }
 
-  /** Notes seats changed while the client could not take them. */
-  owe(positions: Iterable<number>): void {
+  /** Notes seats (and whether areas) changed while the client could not take them. */
+  owe(positions: Iterable<number>, areas = false): void {
     if (this.owesSnapshot) {
       return;
     }
+    this.owedAreas ||= areas;
     for (const p of positions) {
       this.owed.add(p);
     }
@@ -96,12 +101,14 @@ export class SseClient implements Stalled {
   oweSnapshot(): void {
     this.owesSnapshot = true;
     this.owed.clear();
+    this.owedAreas = false;
   }
 
   /** Starts sending a snapshot; whatever was owed is in it. */
   sendSnapshot(frame: SnapshotFrame): void {
     this.owesSnapshot = false;
     this.owed.clear();
+    this.owedAreas = false;
     this.frame = frame;
     this.frameAt = 0;
     this.pump();

@@ -1,4 +1,5 @@
-import type { SeatChangeEntry, SeatCode } from '../../hold-store';
+import { AREA_FIELD, areaOf } from '../../hold-store';
+import type { AreaPlaces, SeatChangeEntry, SeatCode } from '../../hold-store';
 import { ExpiryHeap } from './expiry-heap';
 import { RecentChanges } from './recent-changes';
 import { SeatLayout } from './seat-layout';
@@ -16,6 +17,29 @@ export interface SeatCounts {
   available: number;
   held: number;
   booked: number;
+}
+
+/**
+ * A general-admission area as the public map shows it: its places free, held and booked, where booked
+ * counts the places box office blocked too (as a blocked seat shows BOOKED). `held` counts a hold that
+ * ran out until it is expired (within SWEEP_INTERVAL_MS): the store frees places only then.
+ */
+export interface AreaShown {
+  name: string;
+  category: string;
+  capacity: number;
+  free: number;
+  held: number;
+  booked: number;
+}
+
+/** An area's change in a `changes` event: only what moves. */
+export type AreaChange = Omit<AreaShown, 'category' | 'capacity'>;
+
+/** What a step changed: the seat positions, and the general-admission areas by name. */
+export interface Touched {
+  positions: number[];
+  areas: string[];
 }
 
 /**
@@ -53,6 +77,11 @@ export class EventSnapshot {
   private streamFrame?: SnapshotFrame;
   /** Counts the changes that dropped the rendered bodies: a body made off the event loop keeps its start's. */
   private generation = 0;
+  /**
+   * Each general-admission area's places as the change log last gave them (absolute, so the last entry
+   * wins); an area Redis does not have yet (lost, not repaired) reads as all free until its repair's entry.
+   */
+  private readonly places = new Map<string, AreaPlaces>();
 
   constructor(
     readonly eventId: string,
@@ -64,12 +93,24 @@ export class EventSnapshot {
     this.sectionCounts = new Int32Array(layout.sections.length * 2);
   }
 
-  /** During a build: a seat as one scan chunk or log entry has it. Statuses follow in finishBuild(). */
+  /**
+   * During a build: a seat as one scan chunk or log entry has it, or an area's field of an entry
+   * ('@<area>'). Statuses follow in finishBuild().
+   */
   loadSeat(seatId: string, code: SeatCode): void {
+    if (seatId.startsWith(AREA_FIELD)) {
+      this.setArea(seatId.slice(AREA_FIELD.length), areaOf(code));
+      return;
+    }
     const p = this.layout.positionOf(seatId);
     if (p !== undefined) {
       this.setRaw(p, code);
     }
+  }
+
+  /** During a build: an area's places as the store had them when the build read them (before its catch-up). */
+  loadArea(name: string, places: AreaPlaces): void {
+    this.setArea(name, places);
   }
 
   /** Ends a build: the snapshot is at `version`; statuses, counts and expiries follow from the raw states. */
@@ -92,15 +133,24 @@ export class EventSnapshot {
 
   /**
    * Applies change-log entries (oldest first) and the expiries due at `nowMs`. Returns every position an
-   * entry named or an expiry changed: streams send each of them with its current status.
+   * entry named or an expiry changed, and every area an entry named: streams send each of them as it is now.
    */
-  apply(entries: SeatChangeEntry[], nowMs: number): number[] {
+  apply(entries: SeatChangeEntry[], nowMs: number): Touched {
     this.nowMs = Math.max(this.nowMs, nowMs);
     const touched: number[] = [];
+    const areas = new Set<string>();
     for (const entry of entries) {
       const positions: number[] = [];
       for (let i = 0; i < entry.seats.length; i += 2) {
-        const p = this.layout.positionOf(entry.seats[i]);
+        const field = entry.seats[i];
+        if (field.startsWith(AREA_FIELD)) {
+          const name = field.slice(AREA_FIELD.length);
+          if (this.setArea(name, areaOf(entry.seats[i + 1]))) {
+            areas.add(name);
+          }
+          continue;
+        }
+        const p = this.layout.positionOf(field);
         if (p !== undefined) {
           this.setSeat(p, entry.seats[i + 1]);
           positions.push(p);
@@ -121,7 +171,27 @@ export class EventSnapshot {
     if (touched.length > 0 || entries.length > 0) {
       this.dropRendered();
     }
-    return touched;
+    return { positions: touched, areas: [...areas] };
+  }
+
+  /** Every general-admission area of the layout, in the order posted, as the map shows it now. */
+  areas(): AreaShown[] {
+    return this.layout.areas.map(({ name, category, capacity }) => ({
+      name,
+      category,
+      capacity,
+      ...this.areaChange(name),
+    }));
+  }
+
+  /** The named areas' places now, for a `changes` event. */
+  areaChanges(names: Iterable<string>): AreaChange[] {
+    return Array.from(names, (name) => ({ name, ...this.areaChange(name) }));
+  }
+
+  /** The names of the layout's areas (a client owed changes it cannot tell apart gets them all). */
+  areaNames(): string[] {
+    return this.layout.areas.map((a) => a.name);
   }
 
   /** What the map shows, by position (indexes into STATUS): read by the templates, never written. */
@@ -221,20 +291,41 @@ export class EventSnapshot {
       this.heap.bytes +
       this.recent.bytes +
       this.lapsed.size * 24 +
+      this.places.size * 96 +
       this.renderedBytes +
       (this.streamFrame?.bytes ?? 0)
     );
   }
 
-  /** The positions whose shown status differs from `other`'s (same layout): what a rebuild changed. */
-  differences(other: EventSnapshot): number[] {
+  /** The positions and areas that show differently from `other`'s (same layout): what a rebuild changed. */
+  differences(other: EventSnapshot): Touched {
     const out: number[] = [];
     for (let p = 0; p < this.shown.length; p++) {
       if (this.shown[p] !== other.shown[p]) {
         out.push(p);
       }
     }
-    return out;
+    const areas = this.areaNames().filter(
+      (name) => JSON.stringify(this.areaChange(name)) !== JSON.stringify(other.areaChange(name)),
+    );
+    return { positions: out, areas };
+  }
+
+  private areaChange(name: string): Omit<AreaChange, 'name'> {
+    const capacity = this.layout.area(name)?.capacity ?? 0;
+    const p = this.places.get(name);
+    return p
+      ? { free: p.free, held: p.held, booked: p.booked + p.blocked }
+      : { free: capacity, held: 0, booked: 0 };
+  }
+
+  /** Keeps an area of the layout's places; false for a name the layout has not (nothing kept). */
+  private setArea(name: string, places: AreaPlaces): boolean {
+    if (!this.layout.area(name)) {
+      return false;
+    }
+    this.places.set(name, places);
+    return true;
   }
 
   private setSeat(p: number, code: SeatCode): void {

@@ -1,4 +1,4 @@
-import { CatalogueSeat, estimateSeatsBytes, SeatsById } from '../../catalogue/seat-cache';
+import { CatalogueArea, CatalogueSeat, estimateSeatsBytes, SeatsById } from '../../catalogue/seat-cache';
 import { SeatListTemplate } from './seat-list-template';
 
 /** The seat lists bodies are made of: GET's (each seat names its event) and the stream's first event's. */
@@ -19,11 +19,17 @@ export class SeatLayout {
   readonly sectionSeats: Int32Array[] = [];
   private readonly sectionNumber = new Map<string, number>();
   private readonly fixedBytes: number;
+  private readonly areaByName: ReadonlyMap<string, CatalogueArea>;
   private readonly templates = new Map<ListVariant, Promise<SeatListTemplate>>();
   private templateBytes = 0;
 
-  constructor(seats: SeatsById) {
+  constructor(
+    seats: SeatsById,
+    /** The event's general-admission areas in the order posted: counted places, not seats (no position). */
+    readonly areas: readonly CatalogueArea[] = [],
+  ) {
     this.seats = [...seats.values()];
+    this.areaByName = new Map(areas.map((a) => [a.name, a]));
     this.sectionOf = new Uint16Array(this.seats.length);
     const members: number[][] = [];
     this.seats.forEach((seat, i) => {
@@ -41,7 +47,7 @@ export class SeatLayout {
     this.sectionSeats = members.map((m) => Int32Array.from(m));
     // the seat objects are the catalogue cache's (counted again here: that cache may drop them first),
     // plus per seat a position map entry (~48 B), an array slot, a section number and a section slot
-    this.fixedBytes = estimateSeatsBytes(seats) + this.seats.length * (48 + 8 + 2 + 4);
+    this.fixedBytes = estimateSeatsBytes(seats) + this.seats.length * (48 + 8 + 2 + 4) + areas.length * 256;
   }
 
   /** Estimated memory: the seats, the indexes, and the seat-list templates built so far. */
@@ -77,6 +83,11 @@ export class SeatLayout {
 
   get size(): number {
     return this.seats.length;
+  }
+
+  /** The general-admission area of that name, or undefined. */
+  area(name: string): CatalogueArea | undefined {
+    return this.areaByName.get(name);
   }
 
   positionOf(seatId: string): number | undefined {

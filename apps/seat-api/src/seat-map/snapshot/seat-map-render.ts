@@ -18,10 +18,13 @@ export function renderSeatMap(snap: EventSnapshot, template: SeatListTemplate, s
     if (section !== undefined && !template.hasSection(section)) {
       return renderSectionByObjects(snap, section);
     }
-    const head = JSON.stringify({ eventId, version: snap.version, counts: snap.counts(section) }).slice(
-      0,
-      -1,
-    );
+    const head = JSON.stringify({
+      eventId,
+      version: snap.version,
+      counts: snap.counts(section),
+      // the whole map lists the general-admission areas (none in a section's body: they are no seats)
+      ...(section === undefined && snap.layout.areas.length > 0 ? { areas: snap.areas() } : {}),
+    }).slice(0, -1);
     return template.render(`${head},"seats":`, snap.shownStatuses, '}', section);
   };
   return section === undefined ? snap.rendering('map', render) : render();
@@ -47,16 +50,29 @@ export function snapshotFrame(snap: EventSnapshot, template: SeatListTemplate): 
   return snap.frame(() => new SnapshotFrame(snap, template));
 }
 
-/** A `changes` event: the current status of each position given. */
-export function changesEvent(snap: EventSnapshot, positions: Iterable<number>): string {
+/**
+ * A `changes` event: the current status of each position given, and the places of each general-admission
+ * area given now (`areas`, only when there is one: a layout of seats alone reads as it always did).
+ */
+export function changesEvent(
+  snap: EventSnapshot,
+  positions: Iterable<number>,
+  areaNames: Iterable<string> = [],
+): string {
   const changes: { seatId: string; status: string }[] = [];
   for (const p of positions) {
     changes.push({ seatId: snap.layout.seats[p].seatId, status: snap.statusAt(p) });
   }
+  const areas = snap.areaChanges(areaNames);
   return sseEvent(
     'changes',
     snap.streamId,
-    JSON.stringify({ version: snap.version, changes, counts: snap.counts() }),
+    JSON.stringify({
+      version: snap.version,
+      changes,
+      counts: snap.counts(),
+      ...(areas.length > 0 ? { areas } : {}),
+    }),
   );
 }
 
