@@ -76,6 +76,9 @@ export function explain(err, demoEvent) {
     const seats = (errors ?? []).map((e) => `${e.seatId} (${(e.reason ?? 'taken').toLowerCase()})`);
     return `Not available any more: ${seats.join(', ')}. Pick other seats.`;
   }
+  if (code === 'SOLD_OUT') {
+    return `${message ?? 'Too few places free'}: choose fewer places.`;
+  }
   if (code === 'QUEUE_REQUIRED') {
     return 'Sales of this event go through its queue: you are taking your place in it.';
   }

@@ -1,8 +1,9 @@
 // @ts-check
+import { describeTaken } from './hold-panel.js';
 import { byId, formatSeconds, newOrderId, say } from './page.js';
 
 /** @typedef {import('./hold-panel.js').Hold} Hold */
-/** @typedef {{ seatIds: string[], orderId: string }} Booking */
+/** @typedef {{ seatIds: string[], places?: import('./hold-panel.js').Places[], orderId: string }} Booking */
 
 /**
  * The four things a user does with seats, each one API call run through the panel's `act` (controls
@@ -18,7 +19,7 @@ export function holdActions(panel, api, eventPath, queue, prices) {
   /**
    * A new hold (seats, or best available): while the event's queue is open it carries the admission pass
    * of this user's turn, and a refusal by the queue (no pass, or one that takes no more holds) goes to it.
-   * @param {{ seatIds: string[] } | { seats: { seatId: string, ticketType?: string }[] } | { bestAvailable: { quantity: number } }} body
+   * @param {{ seatIds?: string[], seats?: { seatId: string, ticketType?: string }[], places?: import('./hold-panel.js').Places[] } | { bestAvailable: { quantity: number } }} body
    * @returns {Promise<Hold>}
    */
   const createHold = async (body) => {
@@ -30,14 +31,17 @@ export function holdActions(panel, api, eventPath, queue, prices) {
     }
   };
 
+  /** The selection: the seats picked and the places chosen in each area, in one hold (all or none). */
   const holdSeats = () =>
     panel.act(async () => {
       const seatIds = [...panel.selection];
-      const created = await createHold(prices.holdBody(seatIds));
+      const places = panel.placesChosen();
+      const created = await createHold(prices.holdBody(seatIds, places));
       panel.selection.clear();
+      panel.places.clear();
       panel.holdTtl = Math.round((Date.parse(created.expiresAt) - Date.parse(created.createdAt)) / 1000);
       panel.startHold(created);
-      say(`Held ${seatIds.join(', ')} for ${formatSeconds(created.expiresInSeconds)}.`);
+      say(`Held ${describeTaken(seatIds, places)} for ${formatSeconds(created.expiresInSeconds)}.`);
     });
 
   /** The service picks: `quantity` seats side by side in one row, the best the layout has. */
@@ -72,7 +76,7 @@ export function holdActions(panel, api, eventPath, queue, prices) {
         return;
       }
       await api('DELETE', `/v1/holds/${hold.holdId}`);
-      panel.endHold(`Released ${hold.seatIds.join(', ')}.`);
+      panel.endHold(`Released ${describeTaken(hold.seatIds, hold.places)}.`);
     });
 
   const confirmHold = () =>
@@ -84,7 +88,7 @@ export function holdActions(panel, api, eventPath, queue, prices) {
       /** @type {Booking} */
       const booking = await api('POST', `/v1/holds/${panel.hold.holdId}/confirm`, { orderId: input.value });
       booking.seatIds.forEach((seatId) => panel.booked.add(seatId));
-      panel.endHold(`Booked ${booking.seatIds.join(', ')} for order ${booking.orderId}.`);
+      panel.endHold(`Booked ${describeTaken(booking.seatIds, booking.places)} for order ${booking.orderId}.`);
       input.value = newOrderId();
     });
 

@@ -4,7 +4,21 @@ import { button, byId, formatSeconds, say, setLive } from './page.js';
 import { LiveSeatMap } from './seat-map.js';
 
 /** @typedef {import('./seat-map.js').SeatStatus} SeatStatus */
-/** @typedef {{ holdId: string, status: string, seatIds: string[], createdAt: string, expiresAt: string, expiresInSeconds: number }} Hold */
+/** @typedef {import('./seat-map.js').Area} Area */
+/** @typedef {{ area: string, quantity: number }} Places places of one general-admission area */
+/** @typedef {{ holdId: string, status: string, seatIds: string[], places?: Places[], createdAt: string, expiresAt: string, expiresInSeconds: number }} Hold */
+
+/** Most places of one area a hold may ask for (the API's limit). */
+const MAX_PLACES = 10;
+
+/**
+ * What a hold or a selection takes, as the page writes it: "S-A-1, S-A-2, FLOOR × 2".
+ * @param {string[]} seatIds
+ * @param {Places[]} [places]
+ */
+export function describeTaken(seatIds, places = []) {
+  return [...seatIds, ...places.map((p) => `${p.area} × ${p.quantity}`)].join(', ');
+}
 
 /**
  * What this user has on the page, and how it is drawn: the seats selected, the one hold with its
@@ -15,6 +29,8 @@ import { LiveSeatMap } from './seat-map.js';
 export class HoldPanel {
   /** @type {Set<string>} */
   selection = new Set();
+  /** @type {Map<string, number>} places chosen in each general-admission area (part of the selection) */
+  places = new Map();
   /** @type {Set<string>} seats this page confirmed, drawn as yours */
   booked = new Set();
   /** @type {Hold | null} */
@@ -42,6 +58,7 @@ export class HoldPanel {
     this.map = new LiveSeatMap(byId('map'), eventPath, {
       paint: (b, seatId, status) => this.paintSeat(b, seatId, status),
       click: (seatId) => this.toggle(seatId),
+      paintArea: (block, area) => this.paintArea(block, area),
       changed: () => {
         this.showCounts();
         this.dropTakenSeats();
@@ -72,6 +89,70 @@ export class HoldPanel {
       !this.canHold || this.queued || this.busy || this.hold !== null || mine || status !== 'AVAILABLE';
     b.title = `${seatId} · ${b.dataset.category} · ${mine ? 'yours' : status.toLowerCase()}`;
     b.setAttribute('aria-label', b.title);
+  }
+
+  /**
+   * An area as one block: its name, its free places (live), the places this user holds in it, and a
+   * quantity control whose value is part of the selection (held with the seats by the one Hold button).
+   * @param {HTMLElement} block
+   * @param {Area} area
+   */
+  paintArea(block, area) {
+    let input = /** @type {HTMLInputElement | null} */ (block.querySelector('input'));
+    if (!input) {
+      const title = document.createElement('h2');
+      title.textContent = `${area.name} · ${area.category}`;
+      const free = document.createElement('p');
+      free.className = 'area-free';
+      const mine = document.createElement('p');
+      mine.className = 'area-mine';
+      const label = document.createElement('label');
+      label.textContent = 'Places ';
+      input = document.createElement('input');
+      input.type = 'number';
+      input.min = '0';
+      input.value = '0';
+      input.setAttribute('aria-label', `Places in ${area.name}`);
+      const field = input;
+      field.addEventListener('input', () => this.choosePlaces(area.name, Number(field.value)));
+      label.append(input);
+      block.append(title, free, mine, label);
+    }
+    const held = this.hold?.places?.find((p) => p.area === area.name)?.quantity ?? 0;
+    block.dataset.free = String(area.free);
+    /** @type {HTMLElement} */ (block.querySelector('.area-free')).textContent =
+      `${area.free} of ${area.capacity} free · ${area.held} held · ${area.booked} booked`;
+    /** @type {HTMLElement} */ (block.querySelector('.area-mine')).textContent =
+      held > 0 ? `yours: ${held}` : '';
+    input.max = String(Math.min(MAX_PLACES, Math.max(area.free, this.places.get(area.name) ?? 0)));
+    input.disabled =
+      !this.canHold ||
+      this.queued ||
+      this.busy ||
+      this.hold !== null ||
+      (area.free === 0 && !this.places.has(area.name));
+    if (Number(input.value) !== (this.places.get(area.name) ?? 0)) {
+      input.value = String(this.places.get(area.name) ?? 0);
+    }
+  }
+
+  /**
+   * @param {string} area
+   * @param {number} quantity what the control says (0 or nonsense: none)
+   */
+  choosePlaces(area, quantity) {
+    const n = Math.min(MAX_PLACES, Math.floor(quantity));
+    if (n > 0) {
+      this.places.set(area, n);
+    } else {
+      this.places.delete(area);
+    }
+    this.render();
+  }
+
+  /** The places chosen, as a hold's body names them. @returns {Places[]} */
+  placesChosen() {
+    return [...this.places].map(([area, quantity]) => ({ area, quantity }));
   }
 
   /** Counted from what the page draws, so a seat a 409 just marked taken is counted too. */
@@ -111,6 +192,7 @@ export class HoldPanel {
 
   clearSelection() {
     this.selection.clear();
+    this.places.clear();
     this.map.paintAll();
     this.render();
   }
@@ -119,19 +201,20 @@ export class HoldPanel {
     const { hold, busy, selection } = this;
     byId('pick').hidden = hold !== null || this.queued;
     byId('holding').hidden = hold === null;
+    const picked = selection.size + this.places.size;
     byId('selected').textContent = !this.canHold
       ? 'Read-only: this link carries no token. Open the link the service printed at start.'
-      : selection.size > 0
-        ? `Selected: ${[...selection].join(', ')}`
-        : 'Click free seats to select them, then hold them.';
-    button('hold').disabled = busy || selection.size === 0;
-    button('clear').disabled = busy || selection.size === 0;
+      : picked > 0
+        ? `Selected: ${describeTaken([...selection], this.placesChosen())}`
+        : 'Click free seats (or choose places) to select them, then hold them.';
+    button('hold').disabled = busy || picked === 0;
+    button('clear').disabled = busy || picked === 0;
     button('hold-best').disabled = busy || !this.canHold;
     for (const id of ['extend', 'release']) {
       button(id).disabled = busy;
     }
     if (hold) {
-      byId('hold-seats').textContent = hold.seatIds.join(', ');
+      byId('hold-seats').textContent = describeTaken(hold.seatIds, hold.places);
       button('extend').textContent = `Extend (+${formatSeconds(this.holdTtl)})`;
     }
     this.onRender?.();

@@ -53,6 +53,8 @@ export function pricePanel({ api, eventPath, panel, explain }) {
 
   /** @param {string} seatId */
   const categoryOf = (seatId) => panel.map.buttons.get(seatId)?.dataset.category ?? '';
+  /** @param {string} area */
+  const areaCategoryOf = (area) => panel.map.areas.get(area)?.category ?? '';
   /** @param {string} category */
   const typesOf = (category) => prices?.categories.find((c) => c.category === category)?.ticketTypes ?? [];
   /** @param {number} minor */
@@ -80,14 +82,14 @@ export function pricePanel({ api, eventPath, panel, explain }) {
   /** The seat under the pointer: its category and what each of its ticket types costs. */
   function showSeatPrice(/** @type {Event} */ e) {
     const seat = /** @type {HTMLElement | null} */ (
-      /** @type {HTMLElement} */ (e.target).closest?.('.seat[data-seat-id]')
+      /** @type {HTMLElement} */ (e.target).closest?.('.seat[data-seat-id], .area[data-area]')
     );
     if (!seat || !prices) {
       return;
     }
     const types = typesOf(seat.dataset.category ?? '');
     byId('seat-price').textContent =
-      `${seat.dataset.seatId} · ${seat.dataset.category}: ` +
+      `${seat.dataset.seatId ?? seat.dataset.area} · ${seat.dataset.category}: ` +
       (types.length === 0
         ? 'with a promo code only'
         : types.map((t) => `${t.label} ${money(t.price)}`).join(' · '));
@@ -143,12 +145,25 @@ export function pricePanel({ api, eventPath, panel, explain }) {
         return item;
       }),
     );
-    const total = seats.reduce((sum, seatId) => {
-      const types = typesOf(categoryOf(seatId));
-      const key = chosen.get(seatId) ?? types[0]?.key;
-      return sum + (types.find((t) => t.key === key)?.price ?? 0);
-    }, 0);
-    byId('pick-total').textContent = seats.length > 0 ? `Total: ${money(total)}` : '';
+    // places: their category's default ticket type (the first), per place
+    const places = panel.placesChosen();
+    lines.append(
+      ...places.map(({ area, quantity }) => {
+        const type = typesOf(areaCategoryOf(area))[0];
+        return el(
+          'li',
+          `${area} × ${quantity}${type ? ` · ${type.label} ${money(type.price * quantity)}` : ''}`,
+        );
+      }),
+    );
+    const total =
+      seats.reduce((sum, seatId) => {
+        const types = typesOf(categoryOf(seatId));
+        const key = chosen.get(seatId) ?? types[0]?.key;
+        return sum + (types.find((t) => t.key === key)?.price ?? 0);
+      }, 0) +
+      places.reduce((sum, p) => sum + (typesOf(areaCategoryOf(p.area))[0]?.price ?? 0) * p.quantity, 0);
+    byId('pick-total').textContent = seats.length + places.length > 0 ? `Total: ${money(total)}` : '';
   }
 
   /** The hold's lines as the API priced them, each with its type picker, and its total. */
@@ -220,17 +235,25 @@ export function pricePanel({ api, eventPath, panel, explain }) {
     },
     render,
     /**
-     * A hold's body for the selected seats: with the ticket type chosen for each on a priced show.
+     * A hold's body for the selection: the seats (with the ticket type chosen for each on a priced show)
+     * and the places chosen in each general-admission area (priced by the server at their category's
+     * default ticket type), either left out when there are none.
      * @param {string[]} seatIds
+     * @param {import('./hold-panel.js').Places[]} [places]
      */
-    holdBody(seatIds) {
+    holdBody(seatIds, places = []) {
+      const withPlaces = places.length > 0 ? { places } : {};
+      if (seatIds.length === 0) {
+        return withPlaces;
+      }
       if (!prices) {
-        return { seatIds };
+        return { seatIds, ...withPlaces };
       }
       return {
         seats: seatIds.map((seatId) =>
           chosen.has(seatId) ? { seatId, ticketType: chosen.get(seatId) } : { seatId },
         ),
+        ...withPlaces,
       };
     },
   };

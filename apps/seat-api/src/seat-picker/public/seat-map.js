@@ -7,13 +7,16 @@
 
 /** @typedef {'AVAILABLE' | 'HELD' | 'BOOKED'} SeatStatus */
 /** @typedef {{ seatId: string, section: string, row: string, number: number, category: string, status: SeatStatus }} Seat */
-/** @typedef {{ version?: number, seats: Seat[] }} Snapshot the stream's first event, or GET /seats */
-/** @typedef {{ version: number, changes: { seatId: string, status: SeatStatus }[] }} Changes a batch from the stream */
+/** @typedef {{ name: string, category: string, capacity: number, free: number, held: number, booked: number }} Area a general-admission area: places counted, not named */
+/** @typedef {{ name: string, free: number, held: number, booked: number }} AreaChange an area's places after a change */
+/** @typedef {{ version?: number, seats: Seat[], areas?: Area[] }} Snapshot the stream's first event, or GET /seats */
+/** @typedef {{ version: number, changes: { seatId: string, status: SeatStatus }[], areas?: AreaChange[] }} Changes a batch from the stream */
 /** @typedef {'connecting' | 'live' | 'reconnecting' | 'offline'} LiveState */
 /**
  * @typedef {object} SeatMapHooks
  * @property {(button: HTMLButtonElement, seatId: string, status: SeatStatus) => void} paint draws one seat
  * @property {(seatId: string) => void} click a seat was clicked
+ * @property {(block: HTMLElement, area: Area) => void} paintArea draws one area's places and its controls
  * @property {() => void} changed after a snapshot or a batch of changes
  * @property {(state: LiveState) => void} live the stream's state
  * @property {() => Promise<Snapshot>} load the map without the stream (GET /seats)
@@ -42,6 +45,10 @@ export class LiveSeatMap {
   statuses = new Map();
   /** @type {Map<string, HTMLButtonElement>} */
   buttons = new Map();
+  /** @type {Map<string, Area>} what the server last said about each general-admission area */
+  areas = new Map();
+  /** @type {Map<string, HTMLElement>} each area's block on the map */
+  areaBlocks = new Map();
   version = -1;
   /** @type {EventSource | null} the open stream, if any */
   stream = null;
@@ -120,11 +127,18 @@ export class LiveSeatMap {
   /** @param {Snapshot} snapshot */
   applySnapshot(snapshot) {
     const { seats } = snapshot;
-    if (seats.length !== this.buttons.size || !seats.every((s) => this.buttons.has(s.seatId))) {
-      this.draw(seats);
+    const areas = snapshot.areas ?? [];
+    if (
+      seats.length !== this.buttons.size ||
+      !seats.every((s) => this.buttons.has(s.seatId)) ||
+      areas.length !== this.areaBlocks.size ||
+      !areas.every((a) => this.areaBlocks.has(a.name))
+    ) {
+      this.draw(seats, areas);
     }
     this.statuses.clear();
     seats.forEach((s) => this.statuses.set(s.seatId, s.status));
+    this.areas = new Map(areas.map((a) => [a.name, a]));
     this.version = snapshot.version ?? -1;
     this.paintAll();
     this.hooks.changed();
@@ -139,6 +153,13 @@ export class LiveSeatMap {
     }
     this.version = batch.version;
     batch.changes.forEach(({ seatId, status }) => this.set(seatId, status));
+    for (const change of batch.areas ?? []) {
+      const area = this.areas.get(change.name);
+      if (area) {
+        this.areas.set(change.name, { ...area, ...change });
+        this.paintArea(change.name);
+      }
+    }
     this.hooks.changed();
   }
 
@@ -165,12 +186,26 @@ export class LiveSeatMap {
     }
   }
 
-  paintAll() {
-    this.buttons.forEach((_, seatId) => this.paint(seatId));
+  /** @param {string} name */
+  paintArea(name) {
+    const block = this.areaBlocks.get(name);
+    const area = this.areas.get(name);
+    if (block && area) {
+      this.hooks.paintArea(block, area);
+    }
   }
 
-  /** @param {Seat[]} seats grouped by section, then row, in the order the API lists them */
-  draw(seats) {
+  paintAll() {
+    this.buttons.forEach((_, seatId) => this.paint(seatId));
+    this.areaBlocks.forEach((_, name) => this.paintArea(name));
+  }
+
+  /**
+   * @param {Seat[]} seats grouped by section, then row, in the order the API lists them
+   * @param {Area[]} areas each drawn as one block in front of the seated sections (the stage's floor):
+   *   its free places and a quantity control, filled in by the `paintArea` hook
+   */
+  draw(seats, areas) {
     /** @type {Map<string, Map<string, Seat[]>>} */
     const sections = new Map();
     for (const seat of seats) {
@@ -179,7 +214,16 @@ export class LiveSeatMap {
       rows.set(seat.row, [...(rows.get(seat.row) ?? []), seat]);
     }
     this.buttons.clear();
+    this.areaBlocks.clear();
     this.container.replaceChildren(el('div', 'stage', 'STAGE'));
+    for (const area of areas) {
+      const block = el('section', 'area');
+      block.dataset.area = area.name;
+      block.dataset.category = area.category;
+      block.setAttribute('aria-label', `${area.name} (${area.category}): places, not seats`);
+      this.areaBlocks.set(area.name, block);
+      this.container.append(block);
+    }
     for (const [name, rows] of sections) {
       const section = el('section', 'section');
       section.append(el('h2', '', name));

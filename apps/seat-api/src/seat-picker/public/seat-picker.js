@@ -13,14 +13,16 @@ import { waitlistBanner } from './waitlist-banner.js';
  * step, no third-party code); type checked with JSDoc by `npm run typecheck` (tsconfig.page.json).
  * This module reads who and what from the URL and wires the page; the rest is in:
  *   api-client.js   calls to the API, refusals, and what to tell the user about them
- *   hold-panel.js   the selection, the hold and its countdown, how seats look to this user
+ *   hold-panel.js   the selection (seats, and places of general-admission areas), the hold and its
+ *                   countdown, how seats and areas look to this user
  *   hold-actions.js hold (the seats picked, or the best available N), extend, release, confirm, and
  *                   the hold brought back after a reload
  *   page.js         element lookups, the status line, formats
  *   prices.js       a priced show's price ranges, the price of a seat on hover, ticket types, the total
  *   queue-screen.js the event's on-sale queue: your place and wait instead of the map until your turn,
  *                   then the map, with the admission pass on every hold
- *   seat-map.js     the map, kept live by the seat-map stream
+ *   seat-map.js     the map (seats, and each area as one block with its free places), kept live by the
+ *                   seat-map stream
  *   waitlist-banner.js the waiting list: join, your place, the banner with the seats offered
  *
  * Identity comes from the URL fragment, `#token=<jwt>&event=<eventId>`: a fragment never leaves the
