@@ -1,7 +1,8 @@
 /**
  * The demo seed is opt-in and never leaks an admin credential. With SEED_DEMO_EVENT=false (which used to
  * read as true) nothing is seeded and nothing is printed; with true, the token printed for trying the API
- * is a plain user's: a log line must never grant admin. The demo hall has a price list.
+ * is a plain user's: a log line must never grant admin. The demo hall has a price list, and a standing area
+ * priced by its category.
  */
 import { decodeJwt } from 'jose';
 import { DEMO_EVENT_ID } from '../../apps/seat-api/src/catalogue/demo-seed.service';
@@ -81,6 +82,19 @@ it('prints one token with SEED_DEMO_EVENT=true, a user token that cannot act as 
   expect(held.status).toBe(201);
   // the demo hall is priced: its holds carry their lines and total
   expect(held.body).toMatchObject({ priceListVersion: 1, currency: 'EUR', total: 6500 });
+  // a standing area in front of the hall, live on the seat map, with a price for its category
+  const event = await api!.call('GET', `/v1/events/${DEMO_EVENT_ID}`, { token });
+  expect(event.body.sections.map((s: { name: string }) => s.name)).toEqual(['FLOOR', 'HALL']);
+  expect(event.body.areas).toEqual([
+    { name: 'FLOOR', category: 'standing', capacity: 300, free: 300, held: 0, booked: 0, blocked: 0 },
+  ]);
+  expect(seats.body.areas).toEqual([
+    { name: 'FLOOR', category: 'standing', capacity: 300, free: 300, held: 0, booked: 0 },
+  ]);
+  const prices = await api!.call('GET', `/v1/events/${DEMO_EVENT_ID}/prices`);
+  expect(prices.body.categories).toContainEqual(
+    expect.objectContaining({ category: 'standing', minPrice: 3000, maxPrice: 3000 }),
+  );
   // ... and nothing an admin may do
   const create = await api!.call('POST', '/v1/events', {
     token,

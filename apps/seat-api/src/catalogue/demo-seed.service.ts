@@ -3,13 +3,16 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { SignJWT } from 'jose';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
-import { EventEntity, PriceListEntity, SeatEntity } from '@app/database';
+import { EventAreaEntity, EventEntity, PriceListEntity, SeatEntity } from '@app/database';
 import { HoldStore } from '../hold-store';
 
 /** Fixed id, so seeding is idempotent across restarts and instances. */
 export const DEMO_EVENT_ID = '00000000-0000-4000-8000-00000000d3e0';
 
-/** The demo hall's prices (version 1, in euro cents): its seats are priced on the seat picker. */
+/** The demo hall's standing area in front of the stage: places sold by quantity, not by name. */
+const DEMO_AREA = { eventId: DEMO_EVENT_ID, name: 'FLOOR', category: 'standing', capacity: 300, position: 0 };
+
+/** The demo hall's prices (version 1, in euro cents): its seats and places are priced on the seat picker. */
 const DEMO_PRICES = {
   eventId: DEMO_EVENT_ID,
   version: 1,
@@ -30,12 +33,17 @@ const DEMO_PRICES = {
         { key: 'child', label: 'Child', price: 2000 },
       ],
     },
+    {
+      key: 'standing',
+      ticketTypes: [{ key: 'adult', label: 'Adult', price: 3000 }],
+    },
   ],
 };
 
 /**
- * With SEED_DEMO_EVENT=true: a 10 × 20 demo hall with its price list, and a ready-made token printed for
- * trying the API.
+ * With SEED_DEMO_EVENT=true: a 10 × 20 demo hall with a standing area FLOOR of 300 places in front of it,
+ * its price list, and a ready-made token printed for trying the API. Each row is inserted only if it is not
+ * there: a database seeded before keeps what it has.
  * With it off (the default) nothing is seeded and nothing is printed.
  *
  * The printed token is a plain user's (no roles): a log line is read by whoever reads logs, so it must
@@ -85,6 +93,7 @@ export class DemoSeedService implements OnApplicationBootstrap {
         .orIgnore()
         .execute();
       await tx.createQueryBuilder().insert().into(SeatEntity).values(seats).orIgnore().execute();
+      await tx.createQueryBuilder().insert().into(EventAreaEntity).values(DEMO_AREA).orIgnore().execute();
       await tx.createQueryBuilder().insert().into(PriceListEntity).values(DEMO_PRICES).orIgnore().execute();
     });
     await this.holds.registerEvent(DEMO_EVENT_ID, DEMO_STARTS_AT);
@@ -98,7 +107,7 @@ export class DemoSeedService implements OnApplicationBootstrap {
     const base = `http://${browsableHost(this.config.http.host)}:${this.config.http.port}`;
     this.logger.log(
       [
-        `demo event ${DEMO_EVENT_ID} (200 seats, HALL-A-1 .. HALL-J-20). Open the seat picker, as user demo-user (no admin role):`,
+        `demo event ${DEMO_EVENT_ID} (200 seats, HALL-A-1 .. HALL-J-20, and 300 standing places in FLOOR). Open the seat picker, as user demo-user (no admin role):`,
         `  ${base}/#token=${token}&event=${DEMO_EVENT_ID}`,
         `or try the API with the same token:`,
         `  export TOKEN=${token}`,
