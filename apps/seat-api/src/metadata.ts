@@ -722,20 +722,20 @@ export default async () => {
               held: { required: true, type: () => Number },
               booked: { required: true, type: () => Number },
             },
-            SeatMapAreaView: {
+            AreaPlacesView: {
               name: { required: true, type: () => String },
-              category: { required: true, type: () => String },
               capacity: { required: true, type: () => Number },
               free: { required: true, type: () => Number },
               held: { required: true, type: () => Number },
               booked: { required: true, type: () => Number },
+              blocked: { required: true, type: () => Number },
             },
             SeatMapView: {
               eventId: { required: true, type: () => String },
               version: { required: true, type: () => Number },
               counts: { required: true, type: () => t['./seat-map/seat-map.view'].SeatCountsView },
+              areas: { required: false, type: () => [t['./seat-map/seat-map.view'].AreaPlacesView] },
               seats: { required: true, type: () => [t['./seat-map/seat-map.view'].SeatView] },
-              areas: { required: false, type: () => [t['./seat-map/seat-map.view'].SeatMapAreaView] },
             },
           },
         ],

@@ -12,31 +12,10 @@ import { HOLD_LUA_DIR, SEAT_MAP_SCRIPTS } from './lua/manifest';
  */
 export type SeatCode = string;
 
-/**
- * One change-log entry: the version it made and the seats it changed, flat [seatId, code, ...]; a
- * general-admission area the change touched is among them as '@<area>' -> "free|held|booked|blocked"
- * (its places after the change: see AREA_FIELD and areaOf).
- */
+/** One change-log entry: the version it made and the seats it changed, flat [seatId, code, ...]. */
 export interface SeatChangeEntry {
   version: number;
   seats: string[];
-}
-
-/** A general-admission area's places as the hold store counts them (held: lapsed holds until expired). */
-export interface AreaPlaces {
-  free: number;
-  held: number;
-  booked: number;
-  blocked: number;
-}
-
-/** How an area's field in a change-log entry starts (seat ids never do): '@FLOOR'. */
-export const AREA_FIELD = '@';
-
-/** An area's places from its change-log value "free|held|booked|blocked" (lua/places.lua areas_flush). */
-export function areaOf(value: string): AreaPlaces {
-  const [free, held, booked, blocked] = value.split('|').map(Number);
-  return { free, held, booked, blocked };
 }
 
 export interface SeatChanges {
@@ -54,6 +33,8 @@ export interface SeatChanges {
   booked: number;
   /** Entries after the version asked for, oldest first, at most as many as asked for. */
   entries: SeatChangeEntry[];
+  /** With nothing newer than the version asked for: the areas at the version (SeatMapHead.areas). */
+  areas?: string[];
 }
 
 export interface SeatScanPage {
@@ -68,6 +49,11 @@ export interface SeatMapHead {
   version: number;
   epoch: string;
   nowMs: number;
+  /**
+   * The event's general-admission areas at this version, as the log's '@<area>' fields carry them
+   * (name, "capacity|held|booked|blocked", flat): lua/places.lua.
+   */
+  areas: string[];
 }
 
 const SCRIPTS = {
@@ -102,6 +88,7 @@ export class SeatChangeLog {
       number,
       string,
       [string, string[]][]?,
+      string[]?,
     ];
     return {
       nowMs: Number(r[0]),
@@ -110,13 +97,14 @@ export class SeatChangeLog {
       held: Number(r[2]),
       booked: Number(r[3]),
       entries: (r[5] ?? []).map(([id, seats]) => ({ version: Number(id.slice(0, id.indexOf('-'))), seats })),
+      areas: r[6] ?? [],
     };
   }
 
   /** The current version and Redis time: read before a build's first chunk. */
   async head(eventId: string): Promise<SeatMapHead> {
     const c = await this.changesSince(eventId, Number.MAX_SAFE_INTEGER, 0);
-    return { version: c.version, epoch: c.epoch, nowMs: c.nowMs };
+    return { version: c.version, epoch: c.epoch, nowMs: c.nowMs, areas: c.areas ?? [] };
   }
 
   /**
@@ -161,23 +149,6 @@ export class SeatChangeLog {
       });
     }
     return { cursor: String(next), seats };
-  }
-
-  /**
-   * The event's general-admission areas now, by name (one HGETALL of one small hash: lua/places.lua); an
-   * area the hash does not have (Redis lost it, and its repair has not run yet) is left out. A build reads
-   * it after its scan began and applies the log entries after that over it, as it does the seats: each
-   * entry carries an area's places after the change, so the last one is the area's state.
-   */
-  async areas(eventId: string): Promise<Map<string, AreaPlaces>> {
-    const raw = await this.redis.hgetall(this.layout.areasKey(eventId));
-    const out = new Map<string, AreaPlaces>();
-    for (const [name, value] of Object.entries(raw)) {
-      // "capacity|held|booked|blocked"; free as the scripts count it (places.lua area_free)
-      const [capacity, held, booked, blocked] = value.split('|').map(Number);
-      out.set(name, { free: Math.max(0, capacity - held - booked - blocked), held, booked, blocked });
-    }
-    return out;
   }
 
   /** Corrects the kept counts to what a full build found at `version`; false if the version moved on. */

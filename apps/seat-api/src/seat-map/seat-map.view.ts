@@ -18,16 +18,14 @@ export class SeatCountsView {
   @ApiProperty() booked!: number;
 }
 
-/** A general-admission area on the public map: places counted, never who holds them. */
-export class SeatMapAreaView {
+/** A general-admission area's places now (the stream's `areas` events carry the same). */
+export class AreaPlacesView {
   @ApiProperty({ example: 'FLOOR' }) name!: string;
-  @ApiProperty({ example: 'standing' }) category!: string;
   @ApiProperty() capacity!: number;
-  @ApiProperty({ description: 'capacity - held - booked' }) free!: number;
-  @ApiProperty({ description: 'a hold that ran out counts until it is expired (SWEEP_INTERVAL_MS)' })
-  held!: number;
-  @ApiProperty({ description: 'sold, and taken out of sale by box office (as a blocked seat shows BOOKED)' })
-  booked!: number;
+  @ApiProperty({ description: 'capacity - held - booked - blocked' }) free!: number;
+  @ApiProperty({ description: 'a hold that ran out counts until it is expired' }) held!: number;
+  @ApiProperty() booked!: number;
+  @ApiProperty({ description: 'taken out of sale by box office' }) blocked!: number;
 }
 
 export class SeatMapView {
@@ -36,11 +34,10 @@ export class SeatMapView {
   version!: number;
   @ApiProperty({ type: SeatCountsView, description: "the section's counts with ?section=" })
   counts!: SeatCountsView;
-  @ApiProperty({ type: [SeatView] }) seats!: SeatView[];
   @ApiPropertyOptional({
-    type: [SeatMapAreaView],
-    description:
-      "the layout's general-admission areas in the order posted; absent when it has none, and with ?section=",
+    type: [AreaPlacesView],
+    description: "the event's general-admission areas (whole map only; absent when it has none)",
   })
-  areas?: SeatMapAreaView[];
+  areas?: AreaPlacesView[];
+  @ApiProperty({ type: [SeatView] }) seats!: SeatView[];
 }

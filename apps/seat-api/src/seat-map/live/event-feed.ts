@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { eventPollers } from '../seat-map.metrics';
-import { changesEvent, snapshotFrame } from '../snapshot/seat-map-render';
+import { areasEvent, changesEvent, snapshotFrame } from '../snapshot/seat-map-render';
 import type { SeatListTemplate } from '../snapshot/seat-list-template';
 import { SnapshotSync } from '../snapshot/snapshot-sync';
 import { SSE_PING, SseClient } from './sse-client';
@@ -13,8 +13,8 @@ const logger = new Logger('SeatMapStream');
 /**
  * The streams of one event on this instance. One reader of the change log however many clients listen:
  * every BATCH_MS it refreshes the event's snapshot (one small Redis call, shared with GET readers), and
- * the seats and general-admission areas that changed since the last batch (from this refresh or any
- * other) go out as one `changes` event, rendered once and written to every client that has taken what it was sent. A client that has
+ * the seats that changed since the last batch (from this refresh or any other) go out as one `changes`
+ * event, rendered once and written to every client that has taken what it was sent. A client that has
  * not is owed those seats instead (sse-client.ts): once it has, it gets one event of everything it is
  * owed, with the statuses of that batch, or a new snapshot when it was owed too many. Started with the
  * first client, stopped with the last.
@@ -22,8 +22,6 @@ const logger = new Logger('SeatMapStream');
 export class EventFeed {
   private readonly clients = new Set<SseClient>();
   private readonly pending = new Set<number>();
-  /** The general-admission areas changed since the last batch. */
-  private readonly pendingAreas = new Set<string>();
   private readonly unsubscribe: () => void;
   private readonly unsubscribeReset: () => void;
   private readonly poller: NodeJS.Timeout;
@@ -39,10 +37,7 @@ export class EventFeed {
     heartbeatMs: number,
     private readonly onIdle: () => void,
   ) {
-    this.unsubscribe = sync.onChange(({ positions, areas }) => {
-      positions.forEach((p) => this.pending.add(p));
-      areas.forEach((a) => this.pendingAreas.add(a));
-    });
+    this.unsubscribe = sync.onChange((positions) => positions.forEach((p) => this.pending.add(p)));
     // Redis lost the log: every client's view is of the lost data, and its ids of the lost versions
     this.unsubscribeReset = sync.onReset(() => this.clients.forEach((client) => client.oweSnapshot()));
     this.poller = setInterval(() => void this.tick(), BATCH_MS);
@@ -106,25 +101,39 @@ export class EventFeed {
     }
     const snap = this.sync.snapshot;
     let shared: string | undefined;
+    // the general-admission areas that changed since the last batch: one small frame for every client
+    // (a client behind gets the areas as they are now, with what it is owed, once it has caught up)
+    const changedAreas = snap.takeChangedAreas();
+    const areas = changedAreas.length > 0 ? areasEvent(snap, changedAreas) : undefined;
     for (const client of this.clients) {
       if (!client.ready) {
-        client.owe(this.pending, this.pendingAreas.size > 0);
+        client.owe(this.pending);
+        if (areas) {
+          client.oweAreas();
+        }
         continue;
       }
+      const owesAreas = client.takeOwedAreas();
       const owes = client.owes;
       if (owes === 'snapshot') {
         client.sendSnapshot(snapshotFrame(snap, this.template));
-      } else if (owes === 'changes') {
-        const { seats, areas } = client.takeOwed();
+      } else if (owes === 'seats') {
+        const seats = client.takeOwed();
         this.pending.forEach((p) => seats.add(p));
-        client.send(changesEvent(snap, seats, areas ? snap.areaNames() : this.pendingAreas));
-      } else if (this.pending.size > 0 || this.pendingAreas.size > 0) {
-        shared ??= changesEvent(snap, this.pending, this.pendingAreas);
+        client.send(changesEvent(snap, seats));
+      } else if (this.pending.size > 0) {
+        shared ??= changesEvent(snap, this.pending);
         client.send(shared);
+      }
+      if (owes !== 'snapshot') {
+        if (owesAreas && snap.areas().length > 0) {
+          client.send(areasEvent(snap, snap.areas()));
+        } else if (areas) {
+          client.send(areas);
+        }
       }
     }
     this.pending.clear();
-    this.pendingAreas.clear();
   }
 
   /** A heartbeat for the clients that have taken everything (the others have bytes on the way). */

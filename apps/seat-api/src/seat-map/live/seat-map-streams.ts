@@ -95,8 +95,7 @@ export class SeatMapStreams implements OnModuleDestroy {
         this.track(-1, caller, -charge);
       });
       if (resume) {
-        // every area: they are few, and the log read for a resume keeps only seat positions
-        client.send(changesEvent(snap, resume, snap.areaNames()));
+        client.send(changesEvent(snap, resume));
       } else {
         client.sendSnapshot(snapshotFrame(snap, template));
       }

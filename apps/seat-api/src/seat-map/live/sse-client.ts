@@ -33,9 +33,8 @@ export class SseClient implements Stalled {
   private frameAt = 0;
   /** Seats changed since what this client was sent, while it could not take them. */
   private readonly owed = new Set<number>();
-  /** Whether a general-admission area changed meanwhile too (it is then sent every area: they are few). */
-  private owedAreas = false;
   private owesSnapshot = false;
+  private owedAreas = false;
 
   constructor(
     private readonly res: ServerResponse,
@@ -68,26 +67,23 @@ export class SseClient implements Stalled {
     return !this.closed && this.frame === undefined && !this.res.writableNeedDrain;
   }
 
-  /** What this client is owed beyond the feed's next batch: nothing, some changes, or a whole snapshot. */
-  get owes(): 'nothing' | 'changes' | 'snapshot' {
-    return this.owesSnapshot ? 'snapshot' : this.owed.size > 0 || this.owedAreas ? 'changes' : 'nothing';
+  /** What this client is owed beyond the feed's next batch: nothing, some seats, or a whole snapshot. */
+  get owes(): 'nothing' | 'seats' | 'snapshot' {
+    return this.owesSnapshot ? 'snapshot' : this.owed.size > 0 ? 'seats' : 'nothing';
   }
 
-  /** The seats owed, and whether areas are, cleared: the caller sends them now. */
-  takeOwed(): { seats: Set<number>; areas: boolean } {
+  /** The seats owed, cleared: the caller sends them now. */
+  takeOwed(): Set<number> {
     const seats = new Set(this.owed);
-    const areas = this.owedAreas;
     this.owed.clear();
-    this.owedAreas = false;
-    return { seats, areas };
+    return seats;
   }
 
-  /** Notes seats (and whether areas) changed while the client could not take them. */
-  owe(positions: Iterable<number>, areas = false): void {
+  /** Notes seats changed while the client could not take them. */
+  owe(positions: Iterable<number>): void {
     if (this.owesSnapshot) {
       return;
     }
-    this.owedAreas ||= areas;
     for (const p of positions) {
       this.owed.add(p);
     }
@@ -97,18 +93,28 @@ export class SseClient implements Stalled {
     }
   }
 
+  /** An area changed while the client could not take it: it gets every area once it can. */
+  oweAreas(): void {
+    this.owedAreas = true;
+  }
+
+  /** Whether the client is owed the areas, cleared: the caller sends them now. */
+  takeOwedAreas(): boolean {
+    const owed = this.owedAreas;
+    this.owedAreas = false;
+    return owed;
+  }
+
   /** The client needs a new snapshot (its view may be wrong): sent when it is ready. */
   oweSnapshot(): void {
     this.owesSnapshot = true;
     this.owed.clear();
-    this.owedAreas = false;
   }
 
   /** Starts sending a snapshot; whatever was owed is in it. */
   sendSnapshot(frame: SnapshotFrame): void {
     this.owesSnapshot = false;
     this.owed.clear();
-    this.owedAreas = false;
     this.frame = frame;
     this.frameAt = 0;
     this.pump();

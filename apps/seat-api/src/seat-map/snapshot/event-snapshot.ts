@@ -1,5 +1,4 @@
-import { AREA_FIELD, areaOf } from '../../hold-store';
-import type { AreaPlaces, SeatChangeEntry, SeatCode } from '../../hold-store';
+import type { SeatChangeEntry, SeatCode } from '../../hold-store';
 import { ExpiryHeap } from './expiry-heap';
 import { RecentChanges } from './recent-changes';
 import { SeatLayout } from './seat-layout';
@@ -12,34 +11,21 @@ const AVAILABLE = 0;
 const HELD = 1;
 const BOOKED = 2;
 
+/** A general-admission area's places at the snapshot's version (the log's '@<area>' fields). */
+export interface AreaCounts {
+  name: string;
+  capacity: number;
+  free: number;
+  held: number;
+  booked: number;
+  blocked: number;
+}
+
 export interface SeatCounts {
   total: number;
   available: number;
   held: number;
   booked: number;
-}
-
-/**
- * A general-admission area as the public map shows it: its places free, held and booked, where booked
- * counts the places box office blocked too (as a blocked seat shows BOOKED). `held` counts a hold that
- * ran out until it is expired (within SWEEP_INTERVAL_MS): the store frees places only then.
- */
-export interface AreaShown {
-  name: string;
-  category: string;
-  capacity: number;
-  free: number;
-  held: number;
-  booked: number;
-}
-
-/** An area's change in a `changes` event: only what moves. */
-export type AreaChange = Omit<AreaShown, 'category' | 'capacity'>;
-
-/** What a step changed: the seat positions, and the general-admission areas by name. */
-export interface Touched {
-  positions: number[];
-  areas: string[];
 }
 
 /**
@@ -70,6 +56,10 @@ export class EventSnapshot {
   private readonly heap = new ExpiryHeap();
   private readonly lapsed = new Set<number>();
   readonly recent = new RecentChanges();
+  /** The event's general-admission areas, by name, in the layout's order once known. */
+  private readonly areaCounts = new Map<string, AreaCounts>();
+  /** Areas changed since the stream last took them (takeChangedAreas). */
+  private readonly changedAreas = new Set<string>();
   /** Rendered bodies of this version (see seat-map-render.ts), dropped on any change. */
   private rendered = new Map<string, Buffer>();
   private renderedBytes = 0;
@@ -77,11 +67,6 @@ export class EventSnapshot {
   private streamFrame?: SnapshotFrame;
   /** Counts the changes that dropped the rendered bodies: a body made off the event loop keeps its start's. */
   private generation = 0;
-  /**
-   * Each general-admission area's places as the change log last gave them (absolute, so the last entry
-   * wins); an area Redis does not have yet (lost, not repaired) reads as all free until its repair's entry.
-   */
-  private readonly places = new Map<string, AreaPlaces>();
 
   constructor(
     readonly eventId: string,
@@ -93,24 +78,16 @@ export class EventSnapshot {
     this.sectionCounts = new Int32Array(layout.sections.length * 2);
   }
 
-  /**
-   * During a build: a seat as one scan chunk or log entry has it, or an area's field of an entry
-   * ('@<area>'). Statuses follow in finishBuild().
-   */
+  /** During a build: a seat as one scan chunk or log entry has it. Statuses follow in finishBuild(). */
   loadSeat(seatId: string, code: SeatCode): void {
-    if (seatId.startsWith(AREA_FIELD)) {
-      this.setArea(seatId.slice(AREA_FIELD.length), areaOf(code));
+    if (seatId.startsWith('@')) {
+      this.setArea(seatId.slice(1), code);
       return;
     }
     const p = this.layout.positionOf(seatId);
     if (p !== undefined) {
       this.setRaw(p, code);
     }
-  }
-
-  /** During a build: an area's places as the store had them when the build read them (before its catch-up). */
-  loadArea(name: string, places: AreaPlaces): void {
-    this.setArea(name, places);
   }
 
   /** Ends a build: the snapshot is at `version`; statuses, counts and expiries follow from the raw states. */
@@ -129,28 +106,25 @@ export class EventSnapshot {
       }
     }
     this.recent.reset(version);
+    // a stream starts with a snapshot, which carries every area
+    this.changedAreas.clear();
   }
 
   /**
    * Applies change-log entries (oldest first) and the expiries due at `nowMs`. Returns every position an
-   * entry named or an expiry changed, and every area an entry named: streams send each of them as it is now.
+   * entry named or an expiry changed: streams send each of them with its current status.
    */
-  apply(entries: SeatChangeEntry[], nowMs: number): Touched {
+  apply(entries: SeatChangeEntry[], nowMs: number): number[] {
     this.nowMs = Math.max(this.nowMs, nowMs);
     const touched: number[] = [];
-    const areas = new Set<string>();
     for (const entry of entries) {
       const positions: number[] = [];
       for (let i = 0; i < entry.seats.length; i += 2) {
-        const field = entry.seats[i];
-        if (field.startsWith(AREA_FIELD)) {
-          const name = field.slice(AREA_FIELD.length);
-          if (this.setArea(name, areaOf(entry.seats[i + 1]))) {
-            areas.add(name);
-          }
+        if (entry.seats[i].startsWith('@')) {
+          this.setArea(entry.seats[i].slice(1), entry.seats[i + 1]);
           continue;
         }
-        const p = this.layout.positionOf(field);
+        const p = this.layout.positionOf(entry.seats[i]);
         if (p !== undefined) {
           this.setSeat(p, entry.seats[i + 1]);
           positions.push(p);
@@ -171,27 +145,7 @@ export class EventSnapshot {
     if (touched.length > 0 || entries.length > 0) {
       this.dropRendered();
     }
-    return { positions: touched, areas: [...areas] };
-  }
-
-  /** Every general-admission area of the layout, in the order posted, as the map shows it now. */
-  areas(): AreaShown[] {
-    return this.layout.areas.map(({ name, category, capacity }) => ({
-      name,
-      category,
-      capacity,
-      ...this.areaChange(name),
-    }));
-  }
-
-  /** The named areas' places now, for a `changes` event. */
-  areaChanges(names: Iterable<string>): AreaChange[] {
-    return Array.from(names, (name) => ({ name, ...this.areaChange(name) }));
-  }
-
-  /** The names of the layout's areas (a client owed changes it cannot tell apart gets them all). */
-  areaNames(): string[] {
-    return this.layout.areas.map((a) => a.name);
+    return touched;
   }
 
   /** What the map shows, by position (indexes into STATUS): read by the templates, never written. */
@@ -201,6 +155,29 @@ export class EventSnapshot {
 
   statusAt(position: number): SeatStatus {
     return STATUS[this.shown[position]];
+  }
+
+  /** The general-admission areas, in the layout's order ([] when it has none). */
+  areas(): AreaCounts[] {
+    return [...this.areaCounts.values()];
+  }
+
+  /** The areas changed since the last call (for the stream's `areas` events), and forgets them. */
+  takeChangedAreas(): AreaCounts[] {
+    const changed = [...this.changedAreas].map((name) => this.areaCounts.get(name)!);
+    this.changedAreas.clear();
+    return changed;
+  }
+
+  /** A log field of an area: "capacity|held|booked|blocked" (hold-store/lua/places.lua). */
+  private setArea(name: string, value: string): void {
+    const [capacity, held, booked, blocked] = value.split('|').map(Number);
+    if (![capacity, held, booked, blocked].every(Number.isFinite)) {
+      return;
+    }
+    const free = Math.max(0, capacity - held - booked - blocked);
+    this.areaCounts.set(name, { name, capacity, free, held, booked, blocked });
+    this.changedAreas.add(name);
   }
 
   counts(section?: number): SeatCounts {
@@ -291,41 +268,20 @@ export class EventSnapshot {
       this.heap.bytes +
       this.recent.bytes +
       this.lapsed.size * 24 +
-      this.places.size * 96 +
       this.renderedBytes +
       (this.streamFrame?.bytes ?? 0)
     );
   }
 
-  /** The positions and areas that show differently from `other`'s (same layout): what a rebuild changed. */
-  differences(other: EventSnapshot): Touched {
+  /** The positions whose shown status differs from `other`'s (same layout): what a rebuild changed. */
+  differences(other: EventSnapshot): number[] {
     const out: number[] = [];
     for (let p = 0; p < this.shown.length; p++) {
       if (this.shown[p] !== other.shown[p]) {
         out.push(p);
       }
     }
-    const areas = this.areaNames().filter(
-      (name) => JSON.stringify(this.areaChange(name)) !== JSON.stringify(other.areaChange(name)),
-    );
-    return { positions: out, areas };
-  }
-
-  private areaChange(name: string): Omit<AreaChange, 'name'> {
-    const capacity = this.layout.area(name)?.capacity ?? 0;
-    const p = this.places.get(name);
-    return p
-      ? { free: p.free, held: p.held, booked: p.booked + p.blocked }
-      : { free: capacity, held: 0, booked: 0 };
-  }
-
-  /** Keeps an area of the layout's places; false for a name the layout has not (nothing kept). */
-  private setArea(name: string, places: AreaPlaces): boolean {
-    if (!this.layout.area(name)) {
-      return false;
-    }
-    this.places.set(name, places);
-    return true;
+    return out;
   }
 
   private setSeat(p: number, code: SeatCode): void {

@@ -1,4 +1,4 @@
-import { EventSnapshot } from './event-snapshot';
+import { AreaCounts, EventSnapshot } from './event-snapshot';
 import { SeatListTemplate } from './seat-list-template';
 import { SnapshotFrame } from './snapshot-frame';
 
@@ -22,8 +22,7 @@ export function renderSeatMap(snap: EventSnapshot, template: SeatListTemplate, s
       eventId,
       version: snap.version,
       counts: snap.counts(section),
-      // the whole map lists the general-admission areas (none in a section's body: they are no seats)
-      ...(section === undefined && snap.layout.areas.length > 0 ? { areas: snap.areas() } : {}),
+      ...areasOf(snap, section),
     }).slice(0, -1);
     return template.render(`${head},"seats":`, snap.shownStatuses, '}', section);
   };
@@ -38,7 +37,21 @@ function renderSectionByObjects(snap: EventSnapshot, section: number): Buffer {
   const { layout, eventId } = snap;
   const positions = layout.sectionSeats[section];
   const seats = Array.from(positions, (p) => ({ eventId, ...layout.seats[p], status: snap.statusAt(p) }));
-  return Buffer.from(JSON.stringify({ eventId, version: snap.version, counts: snap.counts(section), seats }));
+  return Buffer.from(
+    JSON.stringify({
+      eventId,
+      version: snap.version,
+      counts: snap.counts(section),
+      ...areasOf(snap, section),
+      seats,
+    }),
+  );
+}
+
+/** The map's general-admission areas, when it has any and the body is the whole map. */
+export function areasOf(snap: EventSnapshot, section?: number): { areas?: AreaCounts[] } {
+  const areas = snap.areas();
+  return section === undefined && areas.length > 0 ? { areas } : {};
 }
 
 /**
@@ -50,33 +63,28 @@ export function snapshotFrame(snap: EventSnapshot, template: SeatListTemplate): 
   return snap.frame(() => new SnapshotFrame(snap, template));
 }
 
-/**
- * A `changes` event: the current status of each position given, and the places of each general-admission
- * area given now (`areas`, only when there is one: a layout of seats alone reads as it always did).
- */
-export function changesEvent(
-  snap: EventSnapshot,
-  positions: Iterable<number>,
-  areaNames: Iterable<string> = [],
-): string {
+/** A `changes` event: the current status of each position given. */
+export function changesEvent(snap: EventSnapshot, positions: Iterable<number>): string {
   const changes: { seatId: string; status: string }[] = [];
   for (const p of positions) {
     changes.push({ seatId: snap.layout.seats[p].seatId, status: snap.statusAt(p) });
   }
-  const areas = snap.areaChanges(areaNames);
   return sseEvent(
     'changes',
     snap.streamId,
-    JSON.stringify({
-      version: snap.version,
-      changes,
-      counts: snap.counts(),
-      ...(areas.length > 0 ? { areas } : {}),
-    }),
+    JSON.stringify({ version: snap.version, changes, counts: snap.counts() }),
   );
 }
 
+/**
+ * An `areas` event: the general-admission areas that changed, each with its places now (one small frame,
+ * whatever an area's capacity).
+ */
+export function areasEvent(snap: EventSnapshot, areas: AreaCounts[]): string {
+  return sseEvent('areas', snap.streamId, JSON.stringify({ version: snap.version, areas }));
+}
+
 /** One Server-Sent Event; `data` is one line of JSON (JSON.stringify never writes a raw newline). */
-function sseEvent(event: 'changes', id: string, data: string): string {
+function sseEvent(event: 'changes' | 'areas', id: string, data: string): string {
   return `event: ${event}\nid: ${id}\ndata: ${data}\n\n`;
 }

@@ -12,7 +12,7 @@ export interface FramedSnapshot {
   readonly shownStatuses: Uint8Array;
   /** The counts of the whole map, written into the event as they are. */
   counts(): unknown;
-  /** The general-admission areas (written in only when there are some). */
+  /** The general-admission areas, written in as they are (left out when there are none). */
   areas(): unknown[];
 }
 

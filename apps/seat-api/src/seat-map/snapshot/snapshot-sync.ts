@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { SeatChangeLog, SeatChanges, SeatMapHead } from '../../hold-store';
 import { builds, countMismatches, refreshes } from '../seat-map.metrics';
-import { EventSnapshot, Touched } from './event-snapshot';
+import { EventSnapshot } from './event-snapshot';
 import { SeatLayout } from './seat-layout';
 
 /** Change-log entries read per call. */
@@ -23,7 +23,7 @@ export interface SyncSource {
 
 const logger = new Logger('SeatMap');
 
-export type ChangeListener = (touched: Touched) => void;
+export type ChangeListener = (positions: number[]) => void;
 /** Told when the snapshot was rebuilt because Redis lost the log: what clients hold is of another log. */
 export type ResetListener = () => void;
 
@@ -33,8 +33,8 @@ export type ResetListener = () => void;
  * client always sees its own hold). A snapshot the log no longer covers (trimmed) is rebuilt by a
  * chunked scan; so is one whose log Redis lost (another epoch, or the version went back: FLUSHALL, a
  * restart without persistence start the log again at version 1). Listeners (the event's stream feed) hear
- * every seat position and general-admission area an entry named, a hold's expiry changed or a trim's
- * rebuild corrected, and, after a loss, that everything they were sent is void (reset).
+ * every seat position an entry named, a hold's expiry changed or a trim's rebuild corrected, and, after a
+ * loss, that everything they were sent is void (reset).
  */
 export class SnapshotSync {
   private running?: Promise<void>;
@@ -175,10 +175,10 @@ export class SnapshotSync {
     }
   }
 
-  private emit(touched: Touched): void {
-    if (touched.positions.length > 0 || touched.areas.length > 0) {
+  private emit(positions: number[]): void {
+    if (positions.length > 0) {
       for (const listener of this.listeners) {
-        listener(touched);
+        listener(positions);
       }
     }
   }
@@ -208,8 +208,8 @@ export class SnapshotSync {
 }
 
 /**
- * The build: the version first, then HSCAN chunks (and the general-admission areas' one small hash), then
- * the log entries after that version, applied over what the scan saw. Every seat that changed during the scan has its final state in those entries, so
+ * The build: the version first, then HSCAN chunks, then the log entries after that version, applied over
+ * what the scan saw. Every seat that changed during the scan has its final state in those entries, so
  * the result is exactly the state at the last entry's version. If the log lost entries after the scan's
  * version meanwhile, the build starts again.
  */
@@ -222,6 +222,10 @@ async function buildSnapshot(
   for (let attempt = 1; attempt <= BUILD_ATTEMPTS; attempt++) {
     const snap = new EventSnapshot(eventId, layout);
     const head = await log.head(eventId);
+    // the general-admission areas at the head's version; the entries after it carry their later counts
+    for (let i = 0; i + 1 < head.areas.length; i += 2) {
+      snap.loadSeat(`@${head.areas[i]}`, head.areas[i + 1]);
+    }
     let cursor = '0';
     do {
       const page = await log.scan(
@@ -236,12 +240,6 @@ async function buildSnapshot(
       }
       cursor = page.cursor;
     } while (cursor !== '0');
-    if (layout.areas.length > 0) {
-      // read after the head, so the entries the catch-up applies end every area where the log does
-      for (const [name, places] of await log.areas(eventId)) {
-        snap.loadArea(name, places);
-      }
-    }
     const caughtUp = await catchUp(snap, head, log);
     if (caughtUp) {
       snap.finishBuild(caughtUp.version, caughtUp.nowMs, caughtUp.epoch);
