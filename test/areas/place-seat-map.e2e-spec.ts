@@ -47,7 +47,7 @@ it('GET reports the area with the seats; a change of its places is a new version
   const first = await api.call('GET', `/v1/events/${eventId}/seats`);
   expect(first.status).toBe(200);
   expect(first.body.areas).toEqual([
-    { name: 'FLOOR', capacity: 500, free: 500, held: 0, booked: 0, blocked: 0 },
+    { name: 'FLOOR', category: 'standing', capacity: 500, free: 500, held: 0, booked: 0, blocked: 0 },
   ]);
   expect(first.body.seats).toHaveLength(4);
   const etag = first.headers.get('etag')!;
@@ -55,7 +55,7 @@ it('GET reports the area with the seats; a change of its places is a new version
   const second = await api.call('GET', `/v1/events/${eventId}/seats`, { headers: { 'if-none-match': etag } });
   expect(second.status).toBe(200);
   expect(second.body.areas).toEqual([
-    { name: 'FLOOR', capacity: 500, free: 497, held: 3, booked: 0, blocked: 0 },
+    { name: 'FLOOR', category: 'standing', capacity: 500, free: 497, held: 3, booked: 0, blocked: 0 },
   ]);
   expect(second.body.version).toBeGreaterThan(first.body.version);
   // a section's body lists its seats alone
@@ -74,7 +74,15 @@ it('the stream starts with the areas and sends one small `areas` event per chang
     'areas event of the hold',
   );
   expect(held.data.areas).toEqual([
-    { name: 'FLOOR', capacity: 500, free: before - 2, held: 500 - before + 2, booked: 0, blocked: 0 },
+    {
+      name: 'FLOOR',
+      category: 'standing',
+      capacity: 500,
+      free: before - 2,
+      held: 500 - before + 2,
+      booked: 0,
+      blocked: 0,
+    },
   ]);
   expect(held.data.version).toBeGreaterThan(snapshot.data.version);
   expect(JSON.stringify(held.data).length).toBeLessThan(200);

@@ -1,8 +1,9 @@
 /**
- * General-admission areas on the public seat map, over real HTTP, Redis and PostgreSQL: GET and the
- * stream's snapshot list each area with its places; a change in an area goes out as one small `changes`
- * event (its places, never a snapshot), in the same event and version as the seats the same step changed;
- * a client that resumes gets every area's places; a confirm counts the places booked.
+ * General-admission areas on the seat map's stream, beyond what test/areas/place-seat-map.e2e-spec.ts
+ * shows: one `areas` event per change through a hold, release, hold and confirm (the places booked), in
+ * order with the seat changes (a step that changes seats and places sends its `changes` and then its
+ * `areas`, of one version); the snapshot names each area's category; a client that resumes is sent every
+ * area as it is now.
  */
 import { openSse, SseEvent, SseStream } from '@test/support/sse';
 import { Api, startApi } from '@test/support/seat-api';
@@ -51,45 +52,29 @@ const hold = async (eventId: string, who: string, body: unknown) => {
   return r.body as { holdId: string };
 };
 
-/** The `changes` events that carry an area. */
-const areaFrames = (s: SseStream) => s.events.filter((e) => e.event === 'changes' && e.data.areas);
+const floor = (free: number, held: number, booked: number) => ({
+  name: 'FLOOR',
+  category: 'standing',
+  capacity: 10,
+  free,
+  held,
+  booked,
+  blocked: 0,
+});
 const floorIs = (held: number, booked: number) => (e: SseEvent) =>
-  e.event === 'changes' &&
-  (e.data.areas ?? []).some((a: any) => a.name === 'FLOOR' && a.held === held && a.booked === booked);
+  e.event === 'areas' && e.data.areas.some((a: any) => a.held === held && a.booked === booked);
 
-describe('general-admission areas on the seat map', () => {
-  it('GET and the snapshot list each area with its places', async () => {
-    const eventId = await showWithFloor(50);
-    await hold(eventId, 'ann', { places: [{ area: 'FLOOR', quantity: 3 }] });
-    const floor = { name: 'FLOOR', category: 'standing', capacity: 50, free: 47, held: 3, booked: 0 };
-    const map = await api.call('GET', `/v1/events/${eventId}/seats`);
-    expect(map.status).toBe(200);
-    expect(map.body.areas).toEqual([floor]);
-    // the seats' counts are of the seats alone
-    expect(map.body.counts).toEqual({ total: 4, available: 4, held: 0, booked: 0 });
-    // a section's body is of its seats: no areas
-    expect((await api.call('GET', `/v1/events/${eventId}/seats?section=S`)).body.areas).toBeUndefined();
-    const s = await stream(eventId);
-    const snap = await s.next((e) => e.event === 'snapshot', 'the snapshot');
-    expect(snap.data.areas).toEqual([floor]);
-    expect(snap.data.seats).toHaveLength(4);
-  });
-
-  it('a change in an area is one small changes event, not a snapshot; release and confirm too', async () => {
+describe('general-admission areas on the seat-map stream', () => {
+  it('one `areas` event per change: hold, release, hold, confirm; never a snapshot', async () => {
     const eventId = await showWithFloor(10);
     const s = await stream(eventId);
     const snap = await s.next((e) => e.event === 'snapshot', 'the snapshot');
+    expect(snap.data.areas).toEqual([floor(10, 0, 0)]);
 
     const h = await hold(eventId, 'bea', { places: [{ area: 'FLOOR', quantity: 2 }] });
     const held = await s.next(floorIs(2, 0), 'FLOOR with 2 held');
-    expect(held.data).toEqual({
-      version: snap.data.version + 1,
-      changes: [],
-      counts: { total: 4, available: 4, held: 0, booked: 0 },
-      areas: [{ name: 'FLOOR', free: 8, held: 2, booked: 0 }],
-    });
+    expect(held.data).toEqual({ version: snap.data.version + 1, areas: [floor(8, 2, 0)] });
     expect(held.id).toBe(`${snap.id!.split(':')[0]}:${held.data.version}`);
-
     const r = await api.call('DELETE', `/v1/holds/${h.holdId}`, { token: await api.token('bea') });
     expect(r.status).toBe(204);
     await s.next(floorIs(0, 0), 'FLOOR free again');
@@ -101,48 +86,45 @@ describe('general-admission areas on the seat map', () => {
       body: { orderId: 'o-cid' },
     });
     expect(confirmed.status).toBe(201);
-    const booked = await s.next(floorIs(0, 4), 'FLOOR with 4 booked');
-    expect(booked.data.areas).toEqual([{ name: 'FLOOR', free: 6, held: 0, booked: 4 }]);
+    await s.next(floorIs(0, 4), 'FLOOR with 4 booked');
 
-    // one event per change: hold, release, hold, confirm; and the snapshot was the only one
-    expect(areaFrames(s).map((e) => e.data.areas[0])).toEqual([
-      { name: 'FLOOR', free: 8, held: 2, booked: 0 },
-      { name: 'FLOOR', free: 10, held: 0, booked: 0 },
-      { name: 'FLOOR', free: 6, held: 4, booked: 0 },
-      { name: 'FLOOR', free: 6, held: 0, booked: 4 },
+    expect(s.events.filter((e) => e.event === 'areas').map((e) => e.data.areas)).toEqual([
+      [floor(8, 2, 0)],
+      [floor(10, 0, 0)],
+      [floor(6, 4, 0)],
+      [floor(6, 0, 4)],
     ]);
+    // places alone moved: no seat change was sent, and the snapshot was the only one
+    expect(s.events.filter((e) => e.event === 'changes')).toEqual([]);
     expect(s.events.filter((e) => e.event === 'snapshot')).toEqual([snap]);
-    // small: the area's places, no seat list
-    expect(Buffer.byteLength(JSON.stringify(booked.data))).toBeLessThan(200);
   });
 
-  it('seats and places of one step go out in one event, in order with the seat changes around them', async () => {
+  it('seats and places of one step: its `changes`, then its `areas`, one version, in order with the rest', async () => {
     const eventId = await showWithFloor(10);
     const s = await stream(eventId);
     await s.next((e) => e.event === 'snapshot', 'the snapshot');
+    const seatChange = (seatId: string) => (e: SseEvent) =>
+      e.event === 'changes' && e.data.changes.some((c: any) => c.seatId === seatId);
 
     await hold(eventId, 'dan', { seatIds: ['S-A-1'] });
-    const seat = await s.next(
-      (e) => e.event === 'changes' && e.data.changes.some((c: any) => c.seatId === 'S-A-1'),
-      'S-A-1 held',
-    );
+    const before = await s.next(seatChange('S-A-1'), 'S-A-1 held');
     await hold(eventId, 'eli', { seatIds: ['S-A-2', 'S-A-3'], places: [{ area: 'FLOOR', quantity: 1 }] });
-    const mixed = await s.next(floorIs(1, 0), 'the mixed hold');
-    expect(mixed.data.version).toBe(seat.data.version + 1);
-    expect(mixed.data.changes).toEqual(
+    const places = await s.next(floorIs(1, 0), 'the mixed hold');
+    const seats = await s.next(seatChange('S-A-2'), 'its seats');
+    expect(s.events.indexOf(seats)).toBe(s.events.indexOf(places) - 1);
+    expect(seats.data.version).toBe(before.data.version + 1);
+    expect(places.data.version).toBe(seats.data.version);
+    expect(seats.data.changes).toEqual(
       expect.arrayContaining([
         { seatId: 'S-A-2', status: 'HELD' },
         { seatId: 'S-A-3', status: 'HELD' },
       ]),
     );
-    expect(mixed.data.counts).toEqual({ total: 4, available: 1, held: 3, booked: 0 });
     await hold(eventId, 'fay', { seatIds: ['S-A-4'] });
-    const after = await s.next(
-      (e) => e.event === 'changes' && e.data.changes.some((c: any) => c.seatId === 'S-A-4'),
-      'S-A-4 held',
-    );
-    expect(after.data.version).toBe(mixed.data.version + 1);
-    expect(after.data.areas).toBeUndefined(); // no area changed
+    const after = await s.next(seatChange('S-A-4'), 'S-A-4 held');
+    expect(after.data.version).toBe(places.data.version + 1);
+    expect(s.events.indexOf(after)).toBeGreaterThan(s.events.indexOf(places));
+    expect(s.events.filter((e) => e.event === 'areas')).toEqual([places]);
   });
 
   it('a client that resumes is sent every area as it is now', async () => {
@@ -154,9 +136,9 @@ describe('general-admission areas on the seat map', () => {
     await hold(eventId, 'hal', { seatIds: ['S-A-1'] });
 
     const resumed = await stream(eventId, { 'last-event-id': snap.id! });
-    const first = await resumed.next(() => true, 'the first event');
-    expect(first.event).toBe('changes');
-    expect(first.data.changes).toEqual([{ seatId: 'S-A-1', status: 'HELD' }]);
-    expect(first.data.areas).toEqual([{ name: 'FLOOR', free: 7, held: 3, booked: 0 }]);
+    const areas = await resumed.next((e) => e.event === 'areas', 'the areas');
+    expect(resumed.events.map((e) => e.event)).toEqual(['changes', 'areas']);
+    expect(resumed.events[0].data.changes).toEqual([{ seatId: 'S-A-1', status: 'HELD' }]);
+    expect(areas.data.areas).toEqual([floor(7, 3, 0)]);
   });
 });

@@ -159,13 +159,21 @@ describe('general-admission areas after Redis lost its data', () => {
     const s = await stream(eventId);
     const first = await s.next((e) => e.event === 'snapshot', 'the first snapshot');
     expect(first.data.areas).toEqual([
-      { name: 'FLOOR', category: 'standing', capacity: 10, free: 7, held: 2, booked: 1 },
+      { name: 'FLOOR', category: 'standing', capacity: 10, free: 7, held: 2, booked: 1, blocked: 0 },
     ]);
 
     await redis.client.flushall();
     await placeHold('after', 3); // the event is repaired before this hold is made
 
-    const healed = { name: 'FLOOR', category: 'standing', capacity: 10, free: 6, held: 3, booked: 1 };
+    const healed = {
+      name: 'FLOOR',
+      category: 'standing',
+      capacity: 10,
+      free: 6,
+      held: 3,
+      booked: 1,
+      blocked: 0,
+    };
     await eventually(
       async () =>
         JSON.stringify((await api.call('GET', `/v1/events/${eventId}/seats`)).body.areas) ===
@@ -173,17 +181,15 @@ describe('general-admission areas after Redis lost its data', () => {
       10_000,
       'GET shows the area as PostgreSQL and the live holds have it',
     );
-    // the open stream: what it applied (its snapshots, then its area changes) is the healed area
+    // the open stream: what it applied (its snapshots, then its `areas` events) is the healed area
     await s.next((e) => e.event === 'snapshot' && e !== first, 'a fresh snapshot after the loss');
     const shown = () => {
       let floor: Record<string, unknown> = {};
       for (const e of s.events) {
         if (e.event === 'snapshot') {
           floor = { ...e.data.areas[0] };
-        } else if (e.event === 'changes') {
-          for (const a of e.data.areas ?? []) {
-            floor = { ...floor, ...a };
-          }
+        } else if (e.event === 'areas') {
+          floor = { ...e.data.areas[0] };
         }
       }
       return floor;

@@ -724,6 +724,7 @@ export default async () => {
             },
             AreaPlacesView: {
               name: { required: true, type: () => String },
+              category: { required: true, type: () => String },
               capacity: { required: true, type: () => Number },
               free: { required: true, type: () => Number },
               held: { required: true, type: () => Number },

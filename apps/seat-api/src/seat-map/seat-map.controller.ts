@@ -94,11 +94,12 @@ export class SeatMapController {
   @ApiOperation({
     summary: 'Live seat map (Server-Sent Events)',
     description:
-      '`event: snapshot` (id = `<epoch>:<version>`; data {eventId, version, counts, seats, areas?}), then `event: ' +
-      'changes` at most every 250 ms (same id; data {version, changes: [{seatId, status}], counts, areas?: ' +
-      '[{name, free, held, booked}]}: `areas` lists the general-admission areas whose places changed, when some did); ' +
+      '`event: snapshot` (id = `<epoch>:<version>`; data {eventId, version, counts, areas?, seats}), then `event: ' +
+      'changes` at most every 250 ms (same id; data {version, changes: [{seatId, status}], counts}) and, when ' +
+      'general-admission areas changed, `event: areas` after it (same id; data {version, areas: [the areas that ' +
+      'changed, each with its places now]}); ' +
       '`: ping` comments keep it open. Last-Event-ID (or ?lastEventId=) resumes with what changed since ' +
-      'that event, or sends a new snapshot when the change log no longer has it or is another log (Redis ' +
+      'that event (and every area), or sends a new snapshot when the change log no longer has it or is another log (Redis ' +
       'lost its data: the epoch changed). Open streams get a new snapshot when that happens. Written only as fast as the ' +
       'client reads: a client that has taken nothing for SEAT_MAP_STREAM_DRAIN_TIMEOUT_MS is dropped (it ' +
       'reconnects and resumes), one that reads slowly keeps its stream; one that lags gets the seats changed meanwhile in one event, ' +

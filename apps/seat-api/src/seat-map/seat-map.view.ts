@@ -21,6 +21,7 @@ export class SeatCountsView {
 /** A general-admission area's places now (the stream's `areas` events carry the same). */
 export class AreaPlacesView {
   @ApiProperty({ example: 'FLOOR' }) name!: string;
+  @ApiProperty({ example: 'standing' }) category!: string;
   @ApiProperty() capacity!: number;
   @ApiProperty({ description: 'capacity - held - booked - blocked' }) free!: number;
   @ApiProperty({ description: 'a hold that ran out counts until it is expired' }) held!: number;

@@ -6,7 +6,7 @@ import { trackerOf } from '../../rate-limit/rate-limit.guard';
 import { streamLimitExceeded, tooManyStreams } from '../seat-map-errors';
 import { openStreams, refusedStreams } from '../seat-map.metrics';
 import { SeatMapSnapshots } from '../seat-map.snapshots';
-import { changesEvent, snapshotFrame } from '../snapshot/seat-map-render';
+import { areasEvent, changesEvent, snapshotFrame } from '../snapshot/seat-map-render';
 import type { SeatListTemplate } from '../snapshot/seat-list-template';
 import { SnapshotSync } from '../snapshot/snapshot-sync';
 import { EventFeed } from './event-feed';
@@ -96,6 +96,10 @@ export class SeatMapStreams implements OnModuleDestroy {
       });
       if (resume) {
         client.send(changesEvent(snap, resume));
+        // and every area as it is now: they are few, and a resume reads only seat positions from the log
+        if (snap.areas().length > 0) {
+          client.send(areasEvent(snap, snap.areas()));
+        }
       } else {
         client.sendSnapshot(snapshotFrame(snap, template));
       }

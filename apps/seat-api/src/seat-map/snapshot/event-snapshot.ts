@@ -14,6 +14,8 @@ const BOOKED = 2;
 /** A general-admission area's places at the snapshot's version (the log's '@<area>' fields). */
 export interface AreaCounts {
   name: string;
+  /** The layout's: what the area sells (a price list prices it by this). */
+  category: string;
   capacity: number;
   free: number;
   held: number;
@@ -157,9 +159,24 @@ export class EventSnapshot {
     return STATUS[this.shown[position]];
   }
 
-  /** The general-admission areas, in the layout's order ([] when it has none). */
+  /**
+   * The general-admission areas, in the layout's order ([] when it has none); one Redis does not have yet
+   * (it lost its data, and the event's repair has not put the area back) is left out until it does.
+   */
   areas(): AreaCounts[] {
-    return [...this.areaCounts.values()];
+    return this.layout.areas.flatMap((a) => this.areaCounts.get(a.name) ?? []);
+  }
+
+  /**
+   * Notes as changed the areas that read differently in `before` (same layout): a rebuild's corrections,
+   * which a stream sends like any change of an area.
+   */
+  noteAreaChanges(before: EventSnapshot): void {
+    for (const [name, counts] of this.areaCounts) {
+      if (JSON.stringify(counts) !== JSON.stringify(before.areaCounts.get(name))) {
+        this.changedAreas.add(name);
+      }
+    }
   }
 
   /** The areas changed since the last call (for the stream's `areas` events), and forgets them. */
@@ -175,8 +192,12 @@ export class EventSnapshot {
     if (![capacity, held, booked, blocked].every(Number.isFinite)) {
       return;
     }
+    const area = this.layout.area(name);
+    if (!area) {
+      return; // not of this layout
+    }
     const free = Math.max(0, capacity - held - booked - blocked);
-    this.areaCounts.set(name, { name, capacity, free, held, booked, blocked });
+    this.areaCounts.set(name, { name, category: area.category, capacity, free, held, booked, blocked });
     this.changedAreas.add(name);
   }
 

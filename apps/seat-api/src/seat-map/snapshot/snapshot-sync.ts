@@ -167,6 +167,9 @@ export class SnapshotSync {
   private async rebuild(reason: string, lost = false): Promise<void> {
     const fresh = await buildSnapshot(this.eventId, this.snapshot.layout, this.source, reason);
     const corrected = fresh.differences(this.snapshot);
+    if (!lost) {
+      fresh.noteAreaChanges(this.snapshot);
+    }
     this.snapshot = fresh;
     if (lost) {
       this.resetListeners.forEach((listener) => listener());

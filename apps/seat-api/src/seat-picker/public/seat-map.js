@@ -7,10 +7,10 @@
 
 /** @typedef {'AVAILABLE' | 'HELD' | 'BOOKED'} SeatStatus */
 /** @typedef {{ seatId: string, section: string, row: string, number: number, category: string, status: SeatStatus }} Seat */
-/** @typedef {{ name: string, category: string, capacity: number, free: number, held: number, booked: number }} Area a general-admission area: places counted, not named */
-/** @typedef {{ name: string, free: number, held: number, booked: number }} AreaChange an area's places after a change */
+/** @typedef {{ name: string, category: string, capacity: number, free: number, held: number, booked: number, blocked: number }} Area a general-admission area: places counted, not named */
 /** @typedef {{ version?: number, seats: Seat[], areas?: Area[] }} Snapshot the stream's first event, or GET /seats */
-/** @typedef {{ version: number, changes: { seatId: string, status: SeatStatus }[], areas?: AreaChange[] }} Changes a batch from the stream */
+/** @typedef {{ version: number, changes: { seatId: string, status: SeatStatus }[] }} Changes a batch from the stream */
+/** @typedef {{ version: number, areas: Area[] }} AreasChanged the areas a batch changed, each as it is now */
 /** @typedef {'connecting' | 'live' | 'reconnecting' | 'offline'} LiveState */
 /**
  * @typedef {object} SeatMapHooks
@@ -87,6 +87,9 @@ export class LiveSeatMap {
     stream.addEventListener('changes', (e) =>
       this.applyChanges(JSON.parse(/** @type {MessageEvent} */ (e).data)),
     );
+    stream.addEventListener('areas', (e) =>
+      this.applyAreas(JSON.parse(/** @type {MessageEvent} */ (e).data)),
+    );
     stream.addEventListener('error', () => {
       if (stream.readyState !== EventSource.CLOSED) {
         this.hooks.live('reconnecting');
@@ -153,12 +156,26 @@ export class LiveSeatMap {
     }
     this.version = batch.version;
     batch.changes.forEach(({ seatId, status }) => this.set(seatId, status));
-    for (const change of batch.areas ?? []) {
-      const area = this.areas.get(change.name);
-      if (area) {
-        this.areas.set(change.name, { ...area, ...change });
-        this.paintArea(change.name);
-      }
+    this.hooks.changed();
+  }
+
+  /**
+   * An area's places are absolute too: each event says how the areas it names are now (it follows the
+   * `changes` event of the same version, if seats changed in that batch as well).
+   * @param {AreasChanged} batch
+   */
+  applyAreas(batch) {
+    if (batch.version < this.version) {
+      return;
+    }
+    this.version = batch.version;
+    for (const area of batch.areas) {
+      this.areas.set(area.name, area);
+      this.paintArea(area.name);
+    }
+    if (batch.areas.some((a) => !this.areaBlocks.has(a.name))) {
+      // an area the snapshot did not have yet (Redis lost it, and its repair came after): draw the map again
+      void this.loadOnce();
     }
     this.hooks.changed();
   }
