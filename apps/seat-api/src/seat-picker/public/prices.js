@@ -52,9 +52,15 @@ export function pricePanel({ api, eventPath, panel, explain }) {
   const chosen = new Map();
 
   /** @param {string} seatId */
-  const categoryOf = (seatId) => panel.map.buttons.get(seatId)?.dataset.category ?? '';
   /** @param {string} area */
   const areaCategoryOf = (area) => panel.map.areas.get(area)?.category ?? '';
+  /**
+   * A seat's category; a hold's line of a place ("FLOOR.2", its area and its number in the hold) is its
+   * area's.
+   * @param {string} seatId
+   */
+  const categoryOf = (seatId) =>
+    panel.map.buttons.get(seatId)?.dataset.category ?? areaCategoryOf(seatId.replace(/\.\d+$/, ''));
   /** @param {string} category */
   const typesOf = (category) => prices?.categories.find((c) => c.category === category)?.ticketTypes ?? [];
   /** @param {number} minor */
