@@ -93,6 +93,12 @@ it('prints one token with SEED_DEMO_EVENT=true, a user token that cannot act as 
   expect(prices.body.categories).toContainEqual(
     expect.objectContaining({ category: 'standing', minPrice: 3000, maxPrice: 3000 }),
   );
+  const places = await api!.call('POST', `/v1/events/${DEMO_EVENT_ID}/holds`, {
+    token,
+    body: { places: [{ area: 'FLOOR', quantity: 2 }] },
+  });
+  expect(places.status).toBe(201);
+  expect(places.body).toMatchObject({ places: [{ area: 'FLOOR', quantity: 2 }], total: 6000 });
   // ... and nothing an admin may do
   const create = await api!.call('POST', '/v1/events', {
     token,

@@ -3,9 +3,11 @@
  * area is one block with its live free count and a quantity control; the places chosen are held by the
  * same Hold button as seats (one hold, all or none); a second page sees the free count drop through the
  * seat-map stream, and rise again when the hold is released; the hold lists its places. Screenshots go to
- * test-output/seat-picker/. Behind an on-sale queue, places are held with the admission pass, as seats.
+ * test-output/seat-picker/. Behind an on-sale queue, places are held with the admission pass, as seats; on
+ * a priced show they are priced by their area's category, before the hold and on it.
  */
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
+import { PRICES, setPrices } from '@test/support/pricing-stage';
 import { Api, startApi } from '@test/support/seat-api';
 import { CHROMIUM, launchChromium, NO_CHROMIUM, screenshot } from './browser';
 
@@ -62,7 +64,8 @@ async function showWithFloor(): Promise<string> {
   const holdsOf = new Map<Page, Request[]>();
 
   async function openPicker(fragment: string, ready = PAGE_READY_MS): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
+    // en-US: the amounts read "€30.00"
+    const context = await browser.newContext({ viewport: { width: 1100, height: 760 }, locale: 'en-US' });
     contexts.push(context);
     const page = await context.newPage();
     const holds: Request[] = [];
@@ -131,6 +134,50 @@ async function showWithFloor(): Promise<string> {
     expect(sent.postDataJSON()).toEqual({ places: [{ area: 'FLOOR', quantity: 3 }] });
     expect((await sent.allHeaders())['queue-pass']).toEqual(expect.any(String));
     await floorFree(page, 17, SEEN_WITHIN_MS);
+  });
+
+  it("on a priced show: the area's price, the places in the total, priced lines on the hold, booked at it", async () => {
+    const eventId = await showWithFloor();
+    const standing = {
+      key: 'standing',
+      ticketTypes: [
+        { key: 'adult', label: 'Adult', price: 3000 },
+        { key: 'child', label: 'Child', price: 1500 },
+      ],
+    };
+    // the show's categories: standard seats (adult €50.00, child €25.00) and the standing area
+    const seated = PRICES.categories.filter((c) => c.key === 'standard');
+    await setPrices(api, eventId, { ...PRICES, categories: [...seated, standing] });
+    const page = await openPicker(`token=${await api.token('pia')}&event=${eventId}`);
+    await page.waitForSelector('#price-ranges:not([hidden]) li', { timeout: PAGE_READY_MS });
+    expect(await page.locator('#price-ranges li').allTextContents()).toContain('standing: €15.00 – €30.00');
+    await page.locator('.area[data-area="FLOOR"] h2').hover();
+    await page.waitForSelector('#seat-price:text("FLOOR")');
+    expect(await text(page, '#seat-price')).toBe('FLOOR · standing: Adult €30.00 · Child €15.00');
+
+    await page.locator('[data-seat-id="S-A-2"]').click();
+    await page.fill('.area[data-area="FLOOR"] input', '2');
+    // the seat at its default type (adult €50.00), the places at their category's default (adult €30.00)
+    expect(await text(page, '#pick-total')).toBe('Total: €110.00');
+    await page.click('#hold');
+    await page.waitForSelector('#hold-total:text("€110.00")', { timeout: ANSWERED_WITHIN_MS });
+    expect(await page.locator('#hold-lines li').allTextContents()).toEqual([
+      expect.stringMatching(/^S-A-2 .*€50\.00$/),
+      expect.stringMatching(/^FLOOR\.1 .*€30\.00$/),
+      expect.stringMatching(/^FLOOR\.2 .*€30\.00$/),
+    ]);
+    // a place's line takes another type on the hold: the API re-prices it
+    await page.selectOption('#hold-lines select[data-seat-id="FLOOR.1"]', 'child');
+    await page.waitForSelector('#hold-total:text("€95.00")', { timeout: ANSWERED_WITHIN_MS });
+    await screenshot(page, 'areas-2-priced-hold');
+
+    await page.fill('#order-id', 'order-floor-page');
+    await page.click('#confirm button[type="submit"]');
+    await page.waitForSelector('#message:text("Booked S-A-2, FLOOR × 2")', { timeout: ANSWERED_WITHIN_MS });
+    const booked = await api.call('GET', `/v1/events/${eventId}/bookings?orderId=order-floor-page`, {
+      token: await api.token('admin-1', ['admin']),
+    });
+    expect(booked.body.items[0]).toMatchObject({ total: 9500, places: [{ area: 'FLOOR', quantity: 2 }] });
   });
 
   it('too many places: the refusal says what is left, and nothing is held', async () => {
