@@ -129,11 +129,16 @@ describe('general-admission areas on the seat-map stream', () => {
 
   it('a client that resumes is sent every area as it is now', async () => {
     const eventId = await showWithFloor(10);
+    // another client keeps the event's stream going: the area's change goes out to it while the first is away
+    const other = await stream(eventId);
+    await other.next((e) => e.event === 'snapshot', 'the other snapshot');
     const s1 = await stream(eventId);
     const snap = await s1.next((e) => e.event === 'snapshot', 'the snapshot');
     await s1.close();
     await hold(eventId, 'gus', { places: [{ area: 'FLOOR', quantity: 3 }] });
+    await other.next(floorIs(3, 0), 'the area change, sent to the client still there');
     await hold(eventId, 'hal', { seatIds: ['S-A-1'] });
+    await other.next((e) => e.event === 'changes', 'the seat change, sent to the client still there');
 
     const resumed = await stream(eventId, { 'last-event-id': snap.id! });
     const areas = await resumed.next((e) => e.event === 'areas', 'the areas');
