@@ -28,6 +28,7 @@ const CLUSTER = [
   'libs/distributed-lock/src/round-trips.int-spec.ts',
   'libs/distributed-lock/src/timed-out-calls.int-spec.ts',
   'test/areas/place-expiry.e2e-spec.ts',
+  'test/areas/place-blocks.e2e-spec.ts',
   'test/areas/place-holds.e2e-spec.ts',
   'test/areas/place-seat-map.e2e-spec.ts',
   'test/areas/place-staff.e2e-spec.ts',

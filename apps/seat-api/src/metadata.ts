@@ -624,6 +624,16 @@ export default async () => {
             SeatBlockDto: {
               seatIds: { required: true, type: () => [String], uniqueItems: true, minItems: 1 },
             },
+            PlaceBlockDto: {
+              area: { required: true, type: () => String, pattern: '^[A-Za-z0-9_-]{1,12}$' },
+              quantity: { required: true, type: () => Number, minimum: 1, maximum: 100000 },
+            },
+            PlaceBlockView: {
+              eventId: { required: true, type: () => String },
+              area: { required: true, type: () => String },
+              quantity: { required: true, type: () => Number },
+              status: { required: true, enum: ['BLOCKED', 'AVAILABLE'] },
+            },
             SeatBlockView: {
               eventId: { required: true, type: () => String },
               seatIds: { required: true, type: () => [String] },
@@ -932,6 +942,8 @@ export default async () => {
             SeatBlocksController: {
               list: { type: t['./holds/admin/dto/seat-block.dto'].BlockedSeatsView },
               block: { type: t['./holds/admin/dto/seat-block.dto'].SeatBlockView },
+              blockPlaces: { type: t['./holds/admin/dto/seat-block.dto'].PlaceBlockView },
+              unblockPlaces: { type: t['./holds/admin/dto/seat-block.dto'].PlaceBlockView },
               unblock: { type: t['./holds/admin/dto/seat-block.dto'].SeatBlockView },
             },
           },

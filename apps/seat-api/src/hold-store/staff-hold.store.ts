@@ -199,6 +199,44 @@ export class StaffHoldStore {
   }
 
   /**
+   * Takes `quantity` places of general-admission area `area` off sale (`block`) or puts them back, as staff
+   * action `action` (block-places.lua): refused SOLD_OUT with the places free, or NOT_BLOCKED with the
+   * places blocked, nothing written.
+   */
+  async blockPlaces(p: {
+    eventId: string;
+    area: string;
+    quantity: number;
+    block: boolean;
+    action: StaffAction;
+  }): Promise<
+    | { ok: true }
+    | { ok: false; error: 'SOLD_OUT' | 'NOT_BLOCKED'; count: number }
+    | { ok: false; error: 'ACTION_CANCELLED' }
+  > {
+    const ack = this.acks.before(this.store.scripts.slotKeyOf(p.eventId));
+    const reply = (await this.store.scripts.onEvent(
+      'placesBlock',
+      p.eventId,
+      {
+        mode: p.block ? 'block' : 'unblock',
+        area: p.area,
+        quantity: p.quantity,
+        ...this.described(p.action),
+      },
+      this.ledger(p.eventId),
+    )) as [string, number?];
+    if (reply[0] === 'OK') {
+      await ack.confirm(p.block ? 'block-places' : 'unblock-places');
+      return { ok: true };
+    }
+    if (reply[0] === 'SOLD_OUT' || reply[0] === 'NOT_BLOCKED') {
+      return { ok: false, error: reply[0], count: Number(reply[1]) };
+    }
+    return { ok: false, error: 'ACTION_CANCELLED' };
+  }
+
+  /**
    * Re-marks seats blocked in PostgreSQL (repairs a Redis that lost data, as HoldStore.markBooked does for
    * booked ones). Returns how many changed. Not waited for on replicas: the repair runs again wherever
    * Redis lost it.
