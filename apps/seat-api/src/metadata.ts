@@ -573,12 +573,7 @@ export default async () => {
                 type: () => [t['./holds/dto/create-hold.dto'].SeatLineDto],
                 minItems: 1,
               },
-              places: {
-                required: false,
-                type: () => [t['./holds/dto/create-hold.dto'].PlacesDto],
-                minItems: 1,
-                maxItems: 100,
-              },
+              places: { required: false, type: () => [t['./holds/dto/create-hold.dto'].PlacesDto] },
               bestAvailable: {
                 required: false,
                 type: () => t['./holds/allocation/best-available.dto'].BestAvailableDto,
@@ -608,6 +603,7 @@ export default async () => {
               orderId: { required: true, type: () => String },
               eventId: { required: true, type: () => String },
               seatIds: { required: true, type: () => [String] },
+              places: { required: false, type: () => [t['./holds/hold.view'].PlacesView] },
               status: { required: true, enum: ['CANCELLED'] },
               userId: { required: true, type: () => String },
               bookedAt: { required: true, type: () => String },
@@ -675,7 +671,8 @@ export default async () => {
           {
             HoldOnBehalfDto: {
               customerId: { required: true, type: () => String },
-              seatIds: { required: true, type: () => [String] },
+              seatIds: { required: false, type: () => [String] },
+              places: { required: false, type: () => [t['./holds/dto/create-hold.dto'].PlacesDto] },
               ttlSeconds: { required: false, type: () => Number },
             },
           },

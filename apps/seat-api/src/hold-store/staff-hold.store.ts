@@ -128,6 +128,8 @@ export class StaffHoldStore {
     orderId: string;
     userId: string;
     seatIds: string[];
+    /** Its places of general-admission areas, booked until this cancel. */
+    places?: { area: string; quantity: number }[];
     fencingToken: number;
     action: StaffAction;
   }): Promise<
@@ -145,6 +147,7 @@ export class StaffHoldStore {
         bookingId: p.bookingId,
         orderId: p.orderId,
         userId: p.userId,
+        places: (p.places ?? []).map((x) => `${x.area}:${x.quantity}`).join(','),
         seatIds: p.seatIds,
       },
       this.ledger(p.eventId),

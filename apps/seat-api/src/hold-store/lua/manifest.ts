@@ -289,7 +289,7 @@ export const EVENT_SCRIPTS = {
   seatsUnblock: event('unblock-seats.lua', ['fencingToken', ...STAFF_ACTION, 'seatIds...'], ['staffLedger']),
   bookingCancel: event(
     'cancel-booking.lua',
-    ['hid', 'fencingToken', ...STAFF_ACTION, 'bookingId', 'orderId', 'userId', 'seatIds...'],
+    ['hid', 'fencingToken', ...STAFF_ACTION, 'bookingId', 'orderId', 'userId', 'places', 'seatIds...'],
     ['staffLedger'],
   ),
   // the on-sale queue (queue/, queue.lua): staff set it up and steer it as audited actions; shoppers join,

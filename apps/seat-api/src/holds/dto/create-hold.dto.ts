@@ -137,9 +137,21 @@ export class PlacesDto {
   quantity!: number;
 }
 
+/** The checks of `places`, in every body that holds places (this one, HoldOnBehalfDto). */
+export const PlacesChecks = () =>
+  applyDecorators(
+    IsArray(),
+    ArrayMinSize(1),
+    ArrayMaxSize(100),
+    DistinctAreas(),
+    IsObject({ each: true }),
+    ValidateNested({ each: true }),
+    Type(() => PlacesDto),
+  );
+
 /** No two entries of `places` name one area. */
-const DistinctAreas = () =>
-  ValidateBy({
+function DistinctAreas() {
+  return ValidateBy({
     name: 'distinctAreas',
     validator: {
       validate: (value: unknown) =>
@@ -147,6 +159,7 @@ const DistinctAreas = () =>
       defaultMessage: () => 'places must not repeat an area',
     },
   });
+}
 
 /** No two lines of `seats` name one seat. */
 const DistinctSeats = () =>
@@ -204,13 +217,7 @@ export class CreateHoldDto {
   })
   @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
   @OnlyOneOfTheSeatForms()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(100)
-  @DistinctAreas()
-  @IsObject({ each: true })
-  @ValidateNested({ each: true })
-  @Type(() => PlacesDto)
+  @PlacesChecks()
   places?: PlacesDto[];
 
   @ApiPropertyOptional({
