@@ -8,7 +8,8 @@
  *   party asks when the area may have more free), once, though the change is delivered three times;
  *   the seats the same release freed go to the seat entries, never to an area's, nor places to a seat
  *   entry's; an offer of places released unbooked lapses and its places go on;
- * - places that run out (the sweeper's SeatExpired of an area) are offered;
+ * - places that run out (the sweeper's SeatExpired of an area) are offered, and so are those of a booking
+ *   staff cancel (BookingCancelled with its places);
  * - an entry that leaves before its turn gets none.
  */
 import { holdReleasedEvent, type PlacesData } from '@app/contracts';
@@ -224,4 +225,37 @@ it('an entry that leaves before its turn gets none: the places go to the next', 
     ['wl-x2', 'OFFERED'],
   ]);
   expect(await h.liveHolds(eventId, 'wl-x1')).toEqual([]);
+});
+
+it("a booking of places cancelled by staff: its places are offered to the area's entry", async () => {
+  const eventId = await show(0, 2);
+  const buyer = await h.api.token('buyer');
+  const held = await h.api.call('POST', `/v1/events/${eventId}/holds`, {
+    token: buyer,
+    body: { places: [{ area: 'FLOOR', quantity: 2 }], ttlSeconds: 600 },
+  });
+  const booked = await h.api.call('POST', `/v1/holds/${held.body.holdId}/confirm`, {
+    token: buyer,
+    body: { orderId: 'o-area-1' },
+  });
+  expect(booked.status).toBe(201);
+  const entryId = await joined(eventId, 'wl-c1', { quantity: 2, area: 'FLOOR' });
+  const cancelled = await h.api.call(
+    'POST',
+    `/v1/events/${eventId}/bookings/${booked.body.bookingId}/cancel`,
+    {
+      token: admin,
+      body: { reason: 'refund' },
+    },
+  );
+  expect(cancelled.status).toBe(200);
+
+  await eventually(async () => (await status(eventId))[0][1] === 'OFFERED', 60_000, 'offered on the cancel');
+  const entry = await h.api.call('GET', `/v1/waitlist/${entryId}`, { token: await h.api.token('wl-c1') });
+  expect((await holdOf('wl-c1', entry.body.holdId)).places).toEqual([{ area: 'FLOOR', quantity: 2 }]);
+  const [row] = await h.db.rows<{ source_event_id: string }>(
+    `SELECT source_event_id FROM waitlist_offers WHERE entry_id = $1`,
+    [entryId],
+  );
+  expect(row.source_event_id).toBe(booked.body.bookingId); // the BookingCancelled's id
 });

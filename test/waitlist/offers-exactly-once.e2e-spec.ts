@@ -178,7 +178,8 @@ it('places of an area: a consumer killed after making the holds, before its tran
   // both holds made (two places for wl-p1, one for wl-p2); the COMMIT never reaches PostgreSQL
   const stuck = proxy.freezeOn('COMMIT');
   expect(
-    (await h.api.call('DELETE', `/v1/holds/${sold.body.holdId}`, { token: await h.api.token('buyer') })).status,
+    (await h.api.call('DELETE', `/v1/holds/${sold.body.holdId}`, { token: await h.api.token('buyer') }))
+      .status,
   ).toBe(204);
   const source = await h.publish(
     holdReleasedEvent(

@@ -66,6 +66,15 @@ describe('what a seat.status change means to the waiting list', () => {
     });
   });
 
+  it('a cancelled booking frees its booked places too', () => {
+    const places = [{ area: 'FLOOR', quantity: 2 }];
+    const ce = bookingCancelledEvent({ ...hold, seatIds: [], places, bookingId: 'b-2', orderId: 'o-2' }, at);
+    expect(read(ce)).toEqual({
+      kind: 'freed',
+      freed: { sourceEventId: ce.id, eventId, seatIds: [], places, holdId: 'h-1' },
+    });
+  });
+
   it('places that ran out free that many of the area, not a seat named after it (one message per area)', () => {
     const ce = seatExpiredEvent(
       {

@@ -53,16 +53,6 @@ export type WaitlistChange =
 export function waitlistChange(ce: SeatStatusCloudEvent): WaitlistChange {
   switch (ce.type) {
     case HOLD_RELEASED_TYPE:
-      return {
-        kind: 'freed',
-        freed: {
-          sourceEventId: ce.id,
-          eventId: ce.data.eventId,
-          seatIds: ce.data.seatIds,
-          ...placesOf(ce.data.places),
-          holdId: ce.data.holdId,
-        },
-      };
     case BOOKING_CANCELLED_TYPE:
       return {
         kind: 'freed',
@@ -70,6 +60,7 @@ export function waitlistChange(ce: SeatStatusCloudEvent): WaitlistChange {
           sourceEventId: ce.id,
           eventId: ce.data.eventId,
           seatIds: ce.data.seatIds,
+          ...placesOf(ce.data.places),
           holdId: ce.data.holdId,
         },
       };
