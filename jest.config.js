@@ -29,6 +29,7 @@ const CLUSTER = [
   'libs/distributed-lock/src/timed-out-calls.int-spec.ts',
   'test/areas/place-expiry.e2e-spec.ts',
   'test/areas/place-holds.e2e-spec.ts',
+  'test/areas/place-seat-map.e2e-spec.ts',
   'test/areas/place-staff.e2e-spec.ts',
   'test/catalogue/event-cancel.e2e-spec.ts',
   'test/catalogue/event-rule-changes.e2e-spec.ts',
