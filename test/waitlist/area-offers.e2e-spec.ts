@@ -10,9 +10,11 @@
  *   entry's; an offer of places released unbooked lapses and its places go on;
  * - places that run out (the sweeper's SeatExpired of an area) are offered, and so are those of a booking
  *   staff cancel (BookingCancelled with its places);
- * - an entry that leaves before its turn gets none.
+ * - an entry that leaves before its turn gets none;
+ * - on a priced show, the offer of places is priced as any hold of them.
  */
 import { holdReleasedEvent, type PlacesData } from '@app/contracts';
+import { PRICES } from '@test/support/pricing-stage';
 import { eventually } from '../support/eventually';
 import { WaitlistHarness } from './harness';
 
@@ -258,4 +260,43 @@ it("a booking of places cancelled by staff: its places are offered to the area's
     [entryId],
   );
   expect(row.source_event_id).toBe(booked.body.bookingId); // the BookingCancelled's id
+});
+
+it("on a priced show the offer of places is priced as any hold of them: a line per place at its category's default type", async () => {
+  const eventId = await show(2, 2);
+  const standing = {
+    key: 'standing',
+    ticketTypes: [
+      { key: 'adult', label: 'Adult', price: 3000 },
+      { key: 'child', label: 'Child', price: 1500 },
+    ],
+  };
+  const priced = await h.api.call('PUT', `/v1/events/${eventId}/pricing`, {
+    token: admin,
+    body: { ...PRICES, categories: [...PRICES.categories.filter((c) => c.key === 'standard'), standing] },
+  });
+  expect(priced.status).toBe(200);
+  const sold = await h.api.call('POST', `/v1/events/${eventId}/holds`, {
+    token: await h.api.token('buyer'),
+    body: { places: [{ area: 'FLOOR', quantity: 2 }], ttlSeconds: 600 },
+  });
+  expect(sold.status).toBe(201);
+  const entryId = await joined(eventId, 'wl-m1', { quantity: 2, area: 'FLOOR' });
+  expect(
+    (await h.api.call('DELETE', `/v1/holds/${sold.body.holdId}`, { token: await h.api.token('buyer') }))
+      .status,
+  ).toBe(204);
+
+  await eventually(async () => (await status(eventId))[0][1] === 'OFFERED', 60_000, 'offered');
+  const entry = await h.api.call('GET', `/v1/waitlist/${entryId}`, { token: await h.api.token('wl-m1') });
+  const offer = await h.api.call('GET', `/v1/holds/${entry.body.holdId}`, {
+    token: await h.api.token('wl-m1'),
+  });
+  expect(offer.body.lines.map((l: { seatId: string; unitPrice: number }) => [l.seatId, l.unitPrice])).toEqual(
+    [
+      ['FLOOR.1', 3000],
+      ['FLOOR.2', 3000],
+    ],
+  );
+  expect(offer.body).toMatchObject({ total: 6000, currency: 'EUR' });
 });
