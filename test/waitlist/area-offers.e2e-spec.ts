@@ -10,7 +10,7 @@
  *   entry's; an offer of places released unbooked lapses and its places go on;
  * - places that run out (the sweeper's SeatExpired of an area) are offered, and so are those of a booking
  *   staff cancel (BookingCancelled with its places);
- * - an entry that leaves before its turn gets none;
+ * - an entry that leaves before its turn gets none; one whose own hold the seat API refuses keeps its place;
  * - on a priced show, the offer of places is priced as any hold of them.
  */
 import { holdReleasedEvent, type PlacesData } from '@app/contracts';
@@ -299,4 +299,34 @@ it("on a priced show the offer of places is priced as any hold of them: a line p
     ],
   );
   expect(offer.body).toMatchObject({ total: 6000, currency: 'EUR' });
+});
+
+it('an entry whose own offer hold is refused (its user at their hold limit) keeps its place; the places go on', async () => {
+  const eventId = await show(10, 1);
+  const sold = await h.api.call('POST', `/v1/events/${eventId}/holds`, {
+    token: await h.api.token('buyer'),
+    body: { places: [{ area: 'FLOOR', quantity: 1 }], ttlSeconds: 600 },
+  });
+  expect(sold.status).toBe(201);
+  // wl-k1 holds the ten seats the show allows a user (HOLD_MAX_SEATS_PER_USER, places counted too)
+  const full = await h.api.call('POST', `/v1/events/${eventId}/holds`, {
+    token: await h.api.token('wl-k1'),
+    body: { seatIds: Array.from({ length: 10 }, (_, i) => `S-A-${i + 1}`), ttlSeconds: 600 },
+  });
+  expect(full.status).toBe(201);
+  const passedOver = await joined(eventId, 'wl-k1', { quantity: 1, area: 'FLOOR' });
+  await joined(eventId, 'wl-k2', { quantity: 1, area: 'FLOOR' });
+  expect(
+    (await h.api.call('DELETE', `/v1/holds/${sold.body.holdId}`, { token: await h.api.token('buyer') }))
+      .status,
+  ).toBe(204);
+
+  await eventually(async () => (await status(eventId))[1][1] === 'OFFERED', 60_000, 'the next entry offered');
+  const read = await h.api.call('GET', `/v1/waitlist/${passedOver}`, { token: await h.api.token('wl-k1') });
+  expect(read.body).toMatchObject({
+    status: 'WAITING',
+    position: 1,
+    skipped: { reason: 'HOLD_LIMIT_EXCEEDED' },
+  });
+  expect((await h.liveHolds(eventId, 'wl-k1')).map((x) => x.holdId)).toEqual([full.body.holdId]);
 });
