@@ -70,6 +70,7 @@ const CLUSTER = [
   // leave-during-offer) run once: they take minutes, and their one Redis part, a hold replayed by its
   // Idempotency-Key, is in the idempotency files above; a rebalance in the middle of a burst, with offer
   // holds made and replayed on the Cluster, is offers-rebalance (seconds)
+  'test/waitlist/area-offers.e2e-spec.ts',
   'test/waitlist/offer-lifecycle.e2e-spec.ts',
   'test/waitlist/offers-rebalance.e2e-spec.ts',
   'test/waitlist/waitlist-api.e2e-spec.ts',

@@ -8,10 +8,12 @@
  * - a consumer killed (SIGKILL) after its offers committed but before its offset commit: the other
  *   consumer reads the change again and makes no new offer (it announces the same one again, same id);
  * - a consumer killed after the offer's hold was made but before its transaction committed: the other
- *   consumer gets that same hold back from the seat API (the Idempotency-Key) and makes it the offer.
+ *   consumer gets that same hold back from the seat API (the Idempotency-Key) and makes it the offer;
+ *   the same with places of a general-admission area, whose holds are counts rather than named seats.
  *
  * Rebalances in the middle of a burst: offers-rebalance.e2e-spec.ts.
  */
+import { holdReleasedEvent } from '@app/contracts';
 import { eventually } from '../support/eventually';
 import { startTcpProxy, TcpProxy } from '../support/tcp-proxy';
 import { WaitlistHarness } from './harness';
@@ -141,4 +143,68 @@ it('a consumer killed after making the hold, before its transaction committed: t
   ]);
   expect(await h.liveHolds(show.eventId, 'wl-c2')).toEqual([]);
   expect(await h.offersOf(source)).toHaveLength(1);
+});
+
+it('places of an area: a consumer killed after making the holds, before its transaction committed, leaves no second hold', async () => {
+  const proxy = await pgProxy();
+  const doomed = await h.consumer(proxy.urlFor(process.env.DATABASE_URL!));
+  const admin = await h.api.token('admin-1', ['admin']);
+  const created = await h.api.call('POST', '/v1/events', {
+    token: admin,
+    body: {
+      name: 'Standing',
+      startsAt: '2030-01-01T20:00:00Z',
+      sections: [{ name: 'FLOOR', category: 'standing', capacity: 3 }],
+    },
+  });
+  expect(created.status).toBe(201);
+  const eventId: string = created.body.eventId;
+  const places = [{ area: 'FLOOR', quantity: 3 }];
+  const sold = await h.api.call('POST', `/v1/events/${eventId}/holds`, {
+    token: await h.api.token('buyer'),
+    body: { places, ttlSeconds: 600 },
+  });
+  expect(sold.status).toBe(201);
+  const join = async (user: string, quantity: number) => {
+    const r = await h.api.call('POST', `/v1/events/${eventId}/waitlist`, {
+      token: await h.api.token(user),
+      body: { quantity, area: 'FLOOR' },
+    });
+    expect(r.status).toBe(201);
+    return r.body.entryId as string;
+  };
+  const [first, second, third] = [await join('wl-p1', 2), await join('wl-p2', 1), await join('wl-p3', 1)];
+
+  // both holds made (two places for wl-p1, one for wl-p2); the COMMIT never reaches PostgreSQL
+  const stuck = proxy.freezeOn('COMMIT');
+  expect(
+    (await h.api.call('DELETE', `/v1/holds/${sold.body.holdId}`, { token: await h.api.token('buyer') }))
+      .status,
+  ).toBe(204);
+  const source = await h.publish(
+    holdReleasedEvent(
+      { eventId, holdId: sold.body.holdId, userId: 'buyer', seatIds: [], places, reason: 'RELEASED' },
+      new Date(),
+    ),
+  );
+  await stuck;
+  const [made1] = await h.liveHolds(eventId, 'wl-p1');
+  const [made2] = await h.liveHolds(eventId, 'wl-p2');
+  expect([made1?.holdId, made2?.holdId]).toEqual([expect.any(String), expect.any(String)]);
+  await doomed.kill();
+
+  await h.consumer();
+  await eventually(() => h.drained(), 90_000, 'the change read again and its offset committed');
+  const rows = await h.entries(eventId);
+  expect(rows.map((e) => [e.id, e.status, e.hold_id])).toEqual([
+    [first, 'OFFERED', made1.holdId], // the same holds, not second ones
+    [second, 'OFFERED', made2.holdId],
+    [third, 'WAITING', null], // the three places are taken by them
+  ]);
+  expect((await h.liveHolds(eventId, 'wl-p1')).map((x) => x.holdId)).toEqual([made1.holdId]);
+  expect((await h.liveHolds(eventId, 'wl-p2')).map((x) => x.holdId)).toEqual([made2.holdId]);
+  expect(await h.liveHolds(eventId, 'wl-p3')).toEqual([]);
+  expect((await h.offersOf(source)).map((o) => o.entry_id).sort()).toEqual([first, second].sort());
+  const event = await h.api.call('GET', `/v1/events/${eventId}`, { token: admin });
+  expect(event.body.areas[0]).toMatchObject({ free: 0, held: 3 });
 });

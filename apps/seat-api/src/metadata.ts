@@ -756,6 +756,7 @@ export default async () => {
             JoinWaitlistDto: {
               quantity: { required: true, type: () => Number, minimum: 1 },
               category: { required: false, type: () => String, minLength: 1, maxLength: 40 },
+              area: { required: false, type: () => String, pattern: '^[A-Za-z0-9_-]{1,12}$' },
             },
           },
         ],
@@ -775,6 +776,7 @@ export default async () => {
               eventId: { required: true, type: () => String },
               quantity: { required: true, type: () => Number },
               category: { required: false, type: () => String },
+              area: { required: false, type: () => String },
               status: { required: true, enum: ['WAITING', 'LEFT', 'OFFERED', 'ACCEPTED', 'LAPSED'] },
               position: { required: false, type: () => Number },
               holdId: { required: false, type: () => String },

@@ -21,8 +21,9 @@ export class WaitlistController {
   @Post('events/:eventId/waitlist')
   @ApiOperation({
     summary:
-      'Join the waiting list of a show: seats freed later are offered in turn, as a hold of yours (one open entry per show)',
-    description: 'quantity 1-10 and an optional category; answers your entry id and place in line',
+      'Join the waiting list of a show: seats (or places of a standing area) freed later are offered in turn, as a hold of yours (one open entry per show)',
+    description:
+      "quantity 1-10 and an optional category, or an area of the event's layout instead; answers your entry id and place in line (each area has its own line)",
   })
   @ApiResponse({ status: 201, type: JoinedWaitlistView })
   @ApiErrors(
@@ -61,7 +62,7 @@ export class WaitlistController {
   @HttpCode(204)
   @ApiOperation({
     summary: 'Leave the waiting list; an open offer is declined (its hold released)',
-    description: 'safe to repeat; the seats of a declined offer go to the next entry in line',
+    description: 'safe to repeat; the seats or places of a declined offer go to the next entry in line',
   })
   @ApiResponse({ status: 204 })
   @ApiErrors(ErrorCode.WAITLIST_ENTRY_NOT_FOUND, ErrorCode.BUSY, ErrorCode.DEPENDENCY_UNAVAILABLE)

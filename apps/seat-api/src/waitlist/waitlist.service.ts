@@ -24,7 +24,7 @@ export class WaitlistService {
   ) {}
 
   async join(user: AuthUser, eventId: string, dto: JoinWaitlistDto): Promise<JoinedWaitlistView> {
-    await this.requireJoinable(eventId, dto.category);
+    await this.requireJoinable(eventId, dto.category, dto.area);
     const id = randomUUID();
     const joined = await this.waitlist.join({
       id,
@@ -32,6 +32,7 @@ export class WaitlistService {
       userId: user.id,
       quantity: dto.quantity,
       category: dto.category ?? null,
+      area: dto.area ?? null,
     });
     if (!joined) {
       throw new DomainError(
@@ -53,6 +54,9 @@ export class WaitlistService {
     };
     if (e.category !== null) {
       view.category = e.category;
+    }
+    if (e.area !== null) {
+      view.area = e.area;
     }
     if (e.position !== null) {
       view.position = e.position;
@@ -105,11 +109,15 @@ export class WaitlistService {
   /**
    * 404 for an unknown event; the refusal a hold of it gets when it takes none (cancelled, sales closed,
    * past its start + HOLD_EVENT_RETENTION_SECONDS), checked in the order a hold checks them: a place in a
-   * queue that is never offered anything is no place; 400 for a category the event has no seat of (it
-   * could never be offered).
+   * queue that is never offered anything is no place; 400 for a category the event has no seat of, an
+   * area it does not have, or seats of a show of standing areas alone (they could never be offered).
    */
-  private async requireJoinable(eventId: string, category: string | undefined): Promise<void> {
-    const target = await this.waitlist.joinTarget(eventId, category ?? null);
+  private async requireJoinable(
+    eventId: string,
+    category: string | undefined,
+    area: string | undefined,
+  ): Promise<void> {
+    const target = await this.waitlist.joinTarget(eventId, category ?? null, area ?? null);
     if (!target) {
       throw eventNotFound(eventId);
     }
@@ -125,9 +133,20 @@ export class WaitlistService {
         `Event ${eventId} is over: its seats can no longer be held`,
       );
     }
-    if (!target.hasCategory) {
-      throw new DomainError(ErrorCode.VALIDATION_FAILED, `Event ${eventId} has no seat of that category`, {
-        details: [{ field: 'category', message: 'the event has no seat of this category' }],
+    if (area !== undefined) {
+      if (!target.hasArea) {
+        throw new DomainError(ErrorCode.VALIDATION_FAILED, `Event ${eventId} has no area ${area}`, {
+          details: [{ field: 'area', message: 'the event has no general-admission area of this name' }],
+        });
+      }
+    } else if (!target.hasCategory) {
+      const field = category === undefined ? 'area' : 'category';
+      const message =
+        category === undefined
+          ? 'the event has no seats: name one of its areas'
+          : 'the event has no seat of this category';
+      throw new DomainError(ErrorCode.VALIDATION_FAILED, `Event ${eventId}: ${message}`, {
+        details: [{ field, message }],
       });
     }
   }

@@ -57,6 +57,48 @@ describe('what a seat.status change means to the waiting list', () => {
     });
   });
 
+  it('a released hold frees its places of general-admission areas beside its seats', () => {
+    const places = [{ area: 'FLOOR', quantity: 3 }];
+    const ce = holdReleasedEvent({ ...hold, places, reason: 'RELEASED' }, at);
+    expect(read(ce)).toEqual({
+      kind: 'freed',
+      freed: { sourceEventId: ce.id, eventId, seatIds: hold.seatIds, places, holdId: 'h-1' },
+    });
+  });
+
+  it('a cancelled booking frees its booked places too', () => {
+    const places = [{ area: 'FLOOR', quantity: 2 }];
+    const ce = bookingCancelledEvent({ ...hold, seatIds: [], places, bookingId: 'b-2', orderId: 'o-2' }, at);
+    expect(read(ce)).toEqual({
+      kind: 'freed',
+      freed: { sourceEventId: ce.id, eventId, seatIds: [], places, holdId: 'h-1' },
+    });
+  });
+
+  it('places that ran out free that many of the area, not a seat named after it (one message per area)', () => {
+    const ce = seatExpiredEvent(
+      {
+        ...hold,
+        seatId: 'FLOOR',
+        area: 'FLOOR',
+        quantity: 2,
+        expireAt: at.toISOString(),
+        fencingToken: 3,
+      },
+      at,
+    );
+    expect(read(ce)).toEqual({
+      kind: 'freed',
+      freed: {
+        sourceEventId: ce.id,
+        eventId,
+        seatIds: [],
+        places: [{ area: 'FLOOR', quantity: 2 }],
+        holdId: 'h-1',
+      },
+    });
+  });
+
   it('a confirmed hold is a booking (an offer accepted); the other changes free nothing', () => {
     expect(read(holdConfirmedEvent({ ...hold, orderId: 'o-1' }, at))).toEqual({
       kind: 'booked',

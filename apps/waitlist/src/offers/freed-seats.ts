@@ -17,26 +17,36 @@ import {
   SEATS_UNBLOCKED_TYPE,
   STAFF_ACTION_RECORDED_TYPE,
   WAITLIST_OFFER_MADE_TYPE,
+  type PlacesData,
   type SeatStatusCloudEvent,
 } from '@app/contracts';
 
-/** Seats a seat.status change made available again: what an offer can be made from. */
+/**
+ * Seats and places of general-admission areas a seat.status change made available again: what an offer
+ * can be made from.
+ */
 export interface FreedSeats {
   /** The change's CloudEvent id: the same for every copy of it, so it names the claim of its offers. */
   sourceEventId: string;
   eventId: string;
   seatIds: string[];
+  /** How many places of each area went back to it; absent when none did. */
+  places?: PlacesData[];
   /** The hold that let them go (if it was an offer, the offer lapsed); none for seats staff unblocked. */
   holdId?: string;
 }
+
+/** `places` when it names any. */
+const placesOf = (places: PlacesData[] | undefined) => (places && places.length > 0 ? { places } : {});
 
 /** What a seat.status event means to the waiting list. */
 export type WaitlistChange =
   { kind: 'freed'; freed: FreedSeats } | { kind: 'booked'; holdId: string } | { kind: 'none' };
 
 /**
- * Freed: a hold released (by its user, staff, a cancellation), a seat expired (one message per seat), a
- * booking cancelled, seats staff unblocked. Booked: a hold confirmed (an offer accepted). The rest (holds
+ * Freed: a hold released (by its user, staff, a cancellation), a seat expired (one message per seat, or
+ * per area and hold for places: seatId the area's name, with `area` and `quantity`), a booking cancelled,
+ * seats staff unblocked. Booked: a hold confirmed (an offer accepted). The rest (holds
  * made or extended, seats blocked, offers announced, staff actions told, the on-sale queue's events)
  * changes nothing for the waiting list.
  */
@@ -50,19 +60,24 @@ export function waitlistChange(ce: SeatStatusCloudEvent): WaitlistChange {
           sourceEventId: ce.id,
           eventId: ce.data.eventId,
           seatIds: ce.data.seatIds,
+          ...placesOf(ce.data.places),
           holdId: ce.data.holdId,
         },
       };
-    case SEAT_EXPIRED_TYPE:
+    case SEAT_EXPIRED_TYPE: {
+      const { area, quantity } = ce.data;
       return {
         kind: 'freed',
         freed: {
           sourceEventId: ce.id,
           eventId: ce.data.eventId,
-          seatIds: [ce.data.seatId],
+          ...(area !== undefined && quantity !== undefined
+            ? { seatIds: [], places: [{ area, quantity }] }
+            : { seatIds: [ce.data.seatId] }),
           holdId: ce.data.holdId,
         },
       };
+    }
     case SEATS_UNBLOCKED_TYPE:
       return {
         kind: 'freed',

@@ -2,21 +2,30 @@ import { Injectable, Logger } from '@nestjs/common';
 import { createHash, webcrypto } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { WaitlistConfig } from '@app/config';
+import type { PlacesData } from '@app/contracts';
 import type { OfferAsk } from '@app/database';
 
-/** What an offer asks the seat API to hold: the freed seats themselves, or the best block of a quantity. */
-export type OfferSeats = { seatIds: string[] } | { bestAvailable: { quantity: number; category?: string } };
+/**
+ * What an offer asks the seat API to hold: the freed seats themselves, the best block of a quantity, or
+ * places of a general-admission area.
+ */
+export type OfferSeats =
+  | { seatIds: string[] }
+  | { bestAvailable: { quantity: number; category?: string } }
+  | { places: PlacesData[] };
 
 export interface OfferHold {
   holdId: string;
   seatIds: string[];
+  /** The places it holds, when it holds any (the seat API's HoldView). */
+  places?: PlacesData[];
   expiresAt: string;
 }
 
 /**
  * The seat API refused this hold, and would refuse it again now. `scope`:
  * - 'entry': this ask alone is refused (its seats are taken, no block of the party's size is free, the
- *   user's own hold limit): the next entry is tried;
+ *   area has too few places, the user's own hold limit): the next entry is tried;
  * - 'caller': the user is over their own rate limit (429: every caller has their own), so the seat API
  *   did not look at the ask at all; for the queue, as 'entry';
  * - 'show': every ask of the show would be (it takes no holds: cancelled, closed, over or unknown).

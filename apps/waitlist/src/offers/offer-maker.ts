@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { WaitlistOfferMadeData } from '@app/contracts';
 import {
   FreedSeat,
+  OfferedPlaces,
   OfferRecord,
   PassedEntry,
   QueuedEntry,
@@ -27,8 +28,11 @@ const entriesSkipped = counter(
 /** Entries read beyond the freed seats: far more than one change's seats can serve (a party is 1-10 seats). */
 const QUEUE_SCAN = 200;
 
-/** Refusals about the seats asked for, not the entry: it was not passed over, the seats were not there. */
-const SEAT_REFUSALS = new Set(['SEATS_UNAVAILABLE', 'SEAT_NOT_FOUND']);
+/**
+ * Refusals about the seats or places asked for, not the entry: it was not passed over, the seats or places
+ * were not there.
+ */
+const SEAT_REFUSALS = new Set(['SEATS_UNAVAILABLE', 'SEAT_NOT_FOUND', 'SOLD_OUT', 'AREA_NOT_FOUND']);
 
 /**
  * An offer: what WaitlistOfferMade announces, the freed change it was made from, and whether Kafka
@@ -66,6 +70,11 @@ interface Made extends Offer {
  * is no larger; otherwise the seat API's best-available block of its size (seats together), which the freed
  * seats made possible or not. What the first offer leaves of the freed seats goes on to the next entries;
  * the changes of a batch are served in their order, each from the queue the ones before it left.
+ *
+ * Places of a general-admission area go the same way to that area's own queue (entries that name it; the
+ * seats go to entries that name none): the first entries whose quantity the freed places cover, or, for
+ * a larger party, its quantity when the area has that many free (places are alike: a hold of them is a
+ * count); an area short of a quantity (409 SOLD_OUT) is short of any larger one too.
  *
  * One entry never holds back another: a hold the seat API refuses for that entry alone (OfferHolds: its
  * seats taken, the user's own hold or rate limit) passes the seats on to the next entry, and the entry keeps
@@ -166,10 +175,15 @@ export class OfferMaker {
 
   private async offer(show: ShowOffers, changes: FreedSeats[], recovered: Offer[]): Promise<Offer[]> {
     const seatIds = [...new Set(changes.flatMap((c) => c.seatIds))];
-    const seats = await show.seats(seatIds);
-    const queue = await show.queue(QUEUE_SCAN + seatIds.length);
+    const seats = seatIds.length > 0 ? await show.seats(seatIds) : [];
+    const places = changes.flatMap((c) => c.places ?? []);
+    const queue = await show.queue(
+      QUEUE_SCAN + seatIds.length + places.reduce((n, p) => n + p.quantity, 0),
+      seatIds.length > 0,
+      [...new Set(places.map((p) => p.area))],
+    );
     // each change's seats in layout order, looked up by place rather than scanned per change; those an
-    // offer recovered in this run holds are not free
+    // offer recovered in this run holds are not free, nor the places such an offer took of its change
     const taken = new Set(recovered.flatMap((o) => o.data.seatIds));
     const place = new Map(seats.map((s, i) => [s.seatId, i]));
     const made: Made[] = [];
@@ -180,7 +194,14 @@ export class OfferMaker {
         .sort((a, b) => a - b)
         .map((i) => seats[i])
         .filter((s) => !taken.has(s.seatId));
-      made.push(...(await this.offerChange(show, change, freed, queue, passed)));
+      const recoveredOf = recovered.filter((o) => o.sourceEventId === change.sourceEventId);
+      const freedPlaces = (change.places ?? []).map(({ area, quantity }) => ({
+        area,
+        quantity: recoveredOf
+          .flatMap((o) => o.data.places ?? [])
+          .reduce((left, p) => (p.area === area ? left - p.quantity : left), quantity),
+      }));
+      made.push(...(await this.offerChange(show, change, freed, freedPlaces, queue, passed)));
     }
     for (const o of made) {
       passed.delete(o.data.entryId); // passed over for one change, offered seats of a later one
@@ -206,6 +227,7 @@ export class OfferMaker {
         entryId: o.data.entryId,
         holdId: o.data.holdId,
         seatIds: o.data.seatIds,
+        ...(o.data.places ? { places: o.data.places } : {}),
         offerExpiresAt: o.data.offerExpiresAt,
         recovered: o.recovered,
       })),
@@ -231,23 +253,49 @@ export class OfferMaker {
   }
 
   /**
-   * One change's offers, from `queue` in order; the entries offered leave `queue`, and so do those that
-   * left; the entries asked for and refused are put in `passed`, with the refusal's code when it was
-   * their own.
+   * One change's offers, from `queue` in order: its seats to the entries waiting for seats, its places of
+   * each area to the entries of that area. The entries offered leave `queue`, and so do those that left;
+   * the entries asked for and refused are put in `passed`, with the refusal's code when it was their own.
    */
   private async offerChange(
     show: ShowOffers,
     change: FreedSeats,
     freed: FreedSeat[],
+    places: OfferedPlaces[],
     queue: QueuedEntry[],
     passed: Map<string, string | null>,
   ): Promise<Made[]> {
-    let remaining = freed;
     const made: Made[] = [];
+    let closed = freed.length > 0 && (await this.offerSeats(show, change, freed, queue, passed, made));
+    for (const freedPlaces of places) {
+      if (closed) {
+        break;
+      }
+      closed = await this.offerPlaces(show, change, freedPlaces, queue, passed, made);
+    }
+    return made;
+  }
+
+  /**
+   * Freed seats to the entries waiting for seats, into `made`; whether the show takes no holds (nothing
+   * more can be offered).
+   */
+  private async offerSeats(
+    show: ShowOffers,
+    change: FreedSeats,
+    freed: FreedSeat[],
+    queue: QueuedEntry[],
+    passed: Map<string, string | null>,
+    made: Made[],
+  ): Promise<boolean> {
+    let remaining = freed;
     // a best-available block refused for one party is refused for the next party of that size and category
     const noBlock = new Set<string>();
     for (let i = 0; i < queue.length && remaining.length > 0; i++) {
       const entry = queue[i];
+      if (entry.area !== null) {
+        continue; // it waits for places
+      }
       const fitting = remaining.filter((s) => entry.category === null || s.category === entry.category);
       const block = `${entry.quantity}:${entry.category ?? ''}`;
       if (fitting.length === 0 || (entry.quantity > fitting.length && noBlock.has(block))) {
@@ -270,7 +318,7 @@ export class OfferMaker {
       if (isRefused(hold)) {
         passed.set(entry.id, passed.get(entry.id) ?? null);
         if (hold.scope === 'show') {
-          break;
+          return true;
         }
         if (hold.refused === 'SEATS_UNAVAILABLE') {
           if ('seatIds' in seats) {
@@ -279,16 +327,8 @@ export class OfferMaker {
           } else {
             noBlock.add(block);
           }
-        } else if (!SEAT_REFUSALS.has(hold.refused)) {
-          // the entry's own refusal (its user's rate or hold limit): it keeps its place, the seats go on
-          passed.set(entry.id, hold.refused);
-          this.logger.warn({
-            msg: 'waiting-list entry passed over',
-            entryId: entry.id,
-            userId: entry.userId,
-            eventId: change.eventId,
-            reason: hold.refused,
-          });
+        } else {
+          this.passedOver(change, entry, hold, passed);
         }
         continue;
       }
@@ -296,7 +336,75 @@ export class OfferMaker {
       queue.splice(i--, 1); // offered: no longer waiting for the changes after this one
       made.push(offerOf(change.sourceEventId, change.eventId, entry.id, entry.userId, hold, false));
     }
-    return made;
+    return false;
+  }
+
+  /**
+   * Freed places of one area to the entries of that area, into `made`; whether the show takes no holds.
+   * An entry whose quantity the freed places cover asks for it; a larger one asks too (the area may have
+   * other places free), unless the area was found short of a quantity no larger.
+   */
+  private async offerPlaces(
+    show: ShowOffers,
+    change: FreedSeats,
+    freed: OfferedPlaces,
+    queue: QueuedEntry[],
+    passed: Map<string, string | null>,
+    made: Made[],
+  ): Promise<boolean> {
+    let remaining = freed.quantity;
+    // the smallest quantity the area was found short of
+    let short = Infinity;
+    for (let i = 0; i < queue.length && remaining > 0; i++) {
+      const entry = queue[i];
+      if (entry.area !== freed.area || entry.quantity >= short) {
+        continue;
+      }
+      const ask = { places: [{ area: freed.area, quantity: entry.quantity }] };
+      const hold = await this.askHold(show, change, entry, ask);
+      if (hold === 'left') {
+        queue.splice(i--, 1);
+        continue;
+      }
+      if (isRefused(hold)) {
+        passed.set(entry.id, passed.get(entry.id) ?? null);
+        if (hold.scope === 'show') {
+          return true;
+        }
+        if (hold.refused === 'SOLD_OUT') {
+          // fewer than this many are free: at most one less of the freed ones is left to offer
+          short = entry.quantity;
+          remaining = Math.min(remaining, entry.quantity - 1);
+        } else {
+          this.passedOver(change, entry, hold, passed);
+        }
+        continue;
+      }
+      remaining = Math.max(0, remaining - entry.quantity);
+      queue.splice(i--, 1);
+      made.push(offerOf(change.sourceEventId, change.eventId, entry.id, entry.userId, hold, false));
+    }
+    return false;
+  }
+
+  /** A refusal of the entry's own (its user's rate or hold limit): it keeps its place, what was freed goes on. */
+  private passedOver(
+    change: FreedSeats,
+    entry: QueuedEntry,
+    hold: OfferRefused,
+    passed: Map<string, string | null>,
+  ): void {
+    if (SEAT_REFUSALS.has(hold.refused)) {
+      return;
+    }
+    passed.set(entry.id, hold.refused);
+    this.logger.warn({
+      msg: 'waiting-list entry passed over',
+      entryId: entry.id,
+      userId: entry.userId,
+      eventId: change.eventId,
+      reason: hold.refused,
+    });
   }
 
   /**
@@ -343,6 +451,7 @@ function offerOf(
       userId,
       holdId: hold.holdId,
       seatIds: hold.seatIds,
+      ...(hold.places && hold.places.length > 0 ? { places: hold.places } : {}),
       offerExpiresAt: new Date(hold.expiresAt).toISOString(),
     },
   };
@@ -359,6 +468,7 @@ function asOffer(eventId: string, r: OfferRecord): Offer {
       userId: r.userId,
       holdId: r.holdId,
       seatIds: r.seatIds,
+      ...(r.places ? { places: r.places } : {}),
       offerExpiresAt: r.offerExpiresAt,
     },
   };

@@ -135,7 +135,10 @@ export interface WaitlistOfferMadeData {
   userId: string;
   /** The hold made for the entry: the offered seats are held by it until it runs out. */
   holdId: string;
+  /** The seats offered ([] for an offer of places). */
   seatIds: string[];
+  /** The places of a general-admission area offered, for an entry of that area; absent for seats. */
+  places?: PlacesData[];
   /** When the offer lapses (ISO 8601). */
   offerExpiresAt: string;
 }

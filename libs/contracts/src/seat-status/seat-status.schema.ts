@@ -165,8 +165,8 @@ export const SEAT_STATUS_SCHEMAS: Record<SeatStatusType, Schema> = {
   [WAITLIST_OFFER_MADE_TYPE]: cloudEvent(
     WAITLIST_OFFER_MADE_TYPE,
     'Waiting-list offer made',
-    'Seats were held for a waiting-list entry and offered to its user. id `<entryId>:offer:<holdId>`.',
-    { eventId: text, entryId: text, userId: text, holdId: text, seatIds, offerExpiresAt: instant },
+    'Seats (or places of a general-admission area: places) were held for a waiting-list entry and offered to its user. id `<entryId>:offer:<holdId>`.',
+    { eventId: text, entryId: text, userId: text, holdId: text, seatIds, places, offerExpiresAt: instant },
     ['eventId', 'entryId', 'userId', 'holdId', 'seatIds', 'offerExpiresAt'],
   ),
   [SEATS_BLOCKED_TYPE]: cloudEvent(

@@ -14,13 +14,15 @@ export type WaitlistStatus = (typeof WAITLIST_STATUSES)[number];
   unique: true,
   where: `status IN ('WAITING', 'OFFERED')`,
 })
-// the queue of an event, first come first served
-@Index('waitlist_entries_queue_idx', ['eventId', 'createdAt', 'id'], { where: `status = 'WAITING'` })
+// the queues of an event, first come first served: its seats' (area null) and each area's
+@Index('waitlist_entries_queue_idx', ['eventId', 'area', 'createdAt', 'id'], { where: `status = 'WAITING'` })
 // the entry an offer hold belongs to, when that hold is released or expires
 @Index('waitlist_entries_hold_idx', ['holdId'], { where: 'hold_id IS NOT NULL' })
 // the asks of a show whose outcome was never stored, looked for by every run of its offers
 @Index('waitlist_entries_asked_idx', ['eventId'], { where: 'offer_ask IS NOT NULL' })
 @Check('waitlist_entries_quantity_check', 'quantity BETWEEN 1 AND 10')
+// an entry waits for seats (of a category, or any) or for places of one area, not both
+@Check('waitlist_entries_area_check', 'area IS NULL OR category IS NULL')
 @Check('waitlist_entries_status_check', `status IN ('WAITING', 'OFFERED', 'ACCEPTED', 'LAPSED', 'LEFT')`)
 export class WaitlistEntryEntity {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'waitlist_entries_pkey' })
@@ -38,6 +40,13 @@ export class WaitlistEntryEntity {
   /** Only seats of this category fit the entry; null: any. */
   @Column('text', { nullable: true })
   category!: string | null;
+
+  /**
+   * The general-admission area whose places the entry waits for (`quantity` of them); null: it waits for
+   * seats. Each area has its own queue, and the seats theirs.
+   */
+  @Column('text', { nullable: true })
+  area!: string | null;
 
   @Column('text')
   status!: WaitlistStatus;

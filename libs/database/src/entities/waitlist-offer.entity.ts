@@ -21,6 +21,10 @@ export class WaitlistOfferEntity {
   @Column('text', { name: 'seat_ids', array: true })
   seatIds!: string[];
 
+  /** The places of a general-admission area its hold took ([{ area, quantity }]); null for seats. */
+  @Column('jsonb', { nullable: true })
+  places!: { area: string; quantity: number }[] | null;
+
   @Column('timestamptz', { name: 'offer_expires_at' })
   offerExpiresAt!: Date;
 

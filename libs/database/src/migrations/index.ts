@@ -14,6 +14,7 @@ import { WaitlistOfferAsks1764710000000 } from './1764710000000-waitlist-offer-a
 import { Pricing1764800000000 } from './1764800000000-pricing';
 import { Areas1764900000000 } from './1764900000000-areas';
 import { AreaBlocks1764910000000 } from './1764910000000-area-blocks';
+import { WaitlistAreas1764990000000 } from './1764990000000-waitlist-areas';
 
 /** Listed explicitly (not globbed) so the compiled app and jest load the same set. */
 export const ALL_MIGRATIONS = [
@@ -33,4 +34,5 @@ export const ALL_MIGRATIONS = [
   Pricing1764800000000,
   Areas1764900000000,
   AreaBlocks1764910000000,
+  WaitlistAreas1764990000000,
 ];

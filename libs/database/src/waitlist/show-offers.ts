@@ -8,11 +8,19 @@ export interface OfferRecord {
   userId: string;
   holdId: string;
   seatIds: string[];
+  /** The places of a general-admission area its hold took; absent for seats. */
+  places?: OfferedPlaces[];
   offerExpiresAt: string;
   /** Stored by a later run than the one that made its hold (WaitlistOfferEntity.recovered). */
   recovered: boolean;
   /** Kafka acknowledged its WaitlistOfferMade already. */
   published: boolean;
+}
+
+/** Places of one general-admission area, as an offer holds them. */
+export interface OfferedPlaces {
+  area: string;
+  quantity: number;
 }
 
 /**
@@ -38,6 +46,8 @@ export interface QueuedEntry {
   userId: string;
   quantity: number;
   category: string | null;
+  /** The area whose places it waits for; null: it waits for seats. */
+  area: string | null;
 }
 
 /** A freed seat, as an offer needs it. */
@@ -90,13 +100,14 @@ export class ShowOffers {
         user_id: string;
         hold_id: string;
         seat_ids: string[];
+        places: OfferedPlaces[] | null;
         offer_expires_at: Date;
         recovered: boolean;
         published_at: Date | null;
       }[]
     >(
-      `SELECT o.source_event_id, o.entry_id, e.user_id, o.hold_id, o.seat_ids, o.offer_expires_at, o.recovered,
-              o.published_at
+      `SELECT o.source_event_id, o.entry_id, e.user_id, o.hold_id, o.seat_ids, o.places, o.offer_expires_at,
+              o.recovered, o.published_at
          FROM waitlist_offers o JOIN waitlist_entries e ON e.id = o.entry_id
         WHERE o.source_event_id = ANY($1::text[]) ORDER BY o.created_at`,
       [sourceEventIds],
@@ -107,6 +118,7 @@ export class ShowOffers {
       userId: r.user_id,
       holdId: r.hold_id,
       seatIds: r.seat_ids,
+      ...(r.places ? { places: r.places } : {}),
       offerExpiresAt: r.offer_expires_at.toISOString(),
       recovered: r.recovered,
       published: r.published_at !== null,
@@ -144,18 +156,33 @@ export class ShowOffers {
   }
 
   /**
-   * The first `limit` WAITING entries of the show, first come first served, without those whose earlier
-   * ask is still unsettled (they may hold seats already: asking again could give them a second hold).
+   * The first `limit` WAITING entries of each queue asked for (the seats' when `seats`, and each of
+   * `areas`), first come first served, without those whose earlier ask is still unsettled (they may hold
+   * seats or places already: asking again could give them a second hold).
    */
-  async queue(limit: number): Promise<QueuedEntry[]> {
+  async queue(limit: number, seats: boolean, areas: string[]): Promise<QueuedEntry[]> {
     const rows = await this.tx.query<
-      { id: string; user_id: string; quantity: number; category: string | null }[]
+      { id: string; user_id: string; quantity: number; category: string | null; area: string | null }[]
     >(
-      `SELECT id, user_id, quantity, category FROM waitlist_entries
-        WHERE event_id = $1 AND status = 'WAITING' AND offer_ask IS NULL ORDER BY created_at, id LIMIT $2`,
-      [this.eventId, limit],
+      `SELECT id, user_id, quantity, category, area FROM (
+         (SELECT id, user_id, quantity, category, area, created_at FROM waitlist_entries
+           WHERE $2 AND event_id = $1 AND area IS NULL AND status = 'WAITING' AND offer_ask IS NULL
+           ORDER BY created_at, id LIMIT $4)
+         UNION ALL
+         SELECT q.* FROM unnest($3::text[]) AS k(area) CROSS JOIN LATERAL (
+           SELECT id, user_id, quantity, category, area, created_at FROM waitlist_entries
+            WHERE event_id = $1 AND area = k.area AND status = 'WAITING' AND offer_ask IS NULL
+            ORDER BY created_at, id LIMIT $4) q
+       ) e ORDER BY created_at, id`,
+      [this.eventId, seats, areas, limit],
     );
-    return rows.map((r) => ({ id: r.id, userId: r.user_id, quantity: r.quantity, category: r.category }));
+    return rows.map((r) => ({
+      id: r.id,
+      userId: r.user_id,
+      quantity: r.quantity,
+      category: r.category,
+      area: r.area,
+    }));
   }
 
   /**
@@ -222,15 +249,16 @@ export class ShowOffers {
     const rows = await this.tx.query<{ id: string }[]>(
       `WITH made AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS m(source_event_id text, entry_id uuid, hold_id text,
-           seat_ids text[], offer_expires_at timestamptz, recovered boolean)),
+           seat_ids text[], places jsonb, offer_expires_at timestamptz, recovered boolean)),
        offered AS (
          UPDATE waitlist_entries e
             SET status = 'OFFERED', hold_id = m.hold_id, offer_expires_at = m.offer_expires_at, offer_ask = NULL
            FROM made m WHERE e.id = m.entry_id AND e.status = 'WAITING'
          RETURNING e.id),
        offer AS (
-         INSERT INTO waitlist_offers (source_event_id, entry_id, hold_id, seat_ids, offer_expires_at, recovered)
-         SELECT m.source_event_id, m.entry_id, m.hold_id, m.seat_ids, m.offer_expires_at, m.recovered
+         INSERT INTO waitlist_offers (source_event_id, entry_id, hold_id, seat_ids, places, offer_expires_at,
+           recovered)
+         SELECT m.source_event_id, m.entry_id, m.hold_id, m.seat_ids, m.places, m.offer_expires_at, m.recovered
            FROM made m JOIN offered o ON o.id = m.entry_id),
        passed AS (
          UPDATE waitlist_entries e
@@ -247,6 +275,7 @@ export class ShowOffers {
             entry_id: o.entryId,
             hold_id: o.holdId,
             seat_ids: o.seatIds,
+            places: o.places ?? null,
             offer_expires_at: o.offerExpiresAt,
             recovered: o.recovered,
           })),

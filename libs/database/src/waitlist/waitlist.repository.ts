@@ -10,6 +10,8 @@ export interface EntryRead {
   eventId: string;
   quantity: number;
   category: string | null;
+  /** The general-admission area it waits for places of; null: it waits for seats. */
+  area: string | null;
   status: WaitlistStatus;
   holdId: string | null;
   offerExpiresAt: Date | null;
@@ -19,10 +21,14 @@ export interface EntryRead {
   skippedAt: Date | null;
 }
 
-/** WAITING entries of the show ahead of entry `e`, plus one: the queue order is (created_at, id). */
+/**
+ * WAITING entries of the show's queue ahead of entry `e`, plus one: the queue order is (created_at, id),
+ * and each area has its own queue beside the seats' (area null).
+ */
 const POSITION = `CASE WHEN e.status = 'WAITING' THEN 1 + (
     SELECT count(*) FROM waitlist_entries a
-     WHERE a.event_id = e.event_id AND a.status = 'WAITING' AND (a.created_at, a.id) < (e.created_at, e.id)
+     WHERE a.event_id = e.event_id AND a.area IS NOT DISTINCT FROM e.area AND a.status = 'WAITING'
+       AND (a.created_at, a.id) < (e.created_at, e.id)
   )::int END`;
 
 /**
@@ -36,19 +42,31 @@ export class WaitlistRepository {
 
   /**
    * What a join needs to know of the event, read fresh (a sale closed on another instance counts at once);
-   * none when it does not exist. `hasCategory`: it has a seat of `category` (null: any category will do).
+   * none when it does not exist. `hasCategory`: it has a seat of `category` (null: any seat will do);
+   * `hasArea`: it has the general-admission area `area` (null: true).
    */
   async joinTarget(
     eventId: string,
     category: string | null,
-  ): Promise<{ sales: SalesState; startsAt: Date; hasCategory: boolean } | undefined> {
-    const [row] = await this.db.query<{ sales: SalesState; starts_at: Date; has_category: boolean }[]>(
+    area: string | null,
+  ): Promise<{ sales: SalesState; startsAt: Date; hasCategory: boolean; hasArea: boolean } | undefined> {
+    const [row] = await this.db.query<
+      { sales: SalesState; starts_at: Date; has_category: boolean; has_area: boolean }[]
+    >(
       `SELECT e.sales, e.starts_at,
-              ($2::text IS NULL OR EXISTS (SELECT 1 FROM seats WHERE event_id = $1 AND category = $2)) AS has_category
+              EXISTS (SELECT 1 FROM seats WHERE event_id = $1 AND ($2::text IS NULL OR category = $2)) AS has_category,
+              ($3::text IS NULL OR EXISTS (SELECT 1 FROM event_areas WHERE event_id = $1 AND name = $3)) AS has_area
          FROM events e WHERE e.id = $1`,
-      [eventId, category],
+      [eventId, category, area],
     );
-    return row && { sales: row.sales, startsAt: row.starts_at, hasCategory: row.has_category };
+    return (
+      row && {
+        sales: row.sales,
+        startsAt: row.starts_at,
+        hasCategory: row.has_category,
+        hasArea: row.has_area,
+      }
+    );
   }
 
   /**
@@ -61,13 +79,14 @@ export class WaitlistRepository {
     userId: string;
     quantity: number;
     category: string | null;
+    area: string | null;
   }): Promise<boolean> {
     const inserted = await this.db.query<unknown[]>(
-      `INSERT INTO waitlist_entries (id, event_id, user_id, quantity, category, status)
-       VALUES ($1, $2, $3, $4, $5, 'WAITING')
+      `INSERT INTO waitlist_entries (id, event_id, user_id, quantity, category, area, status)
+       VALUES ($1, $2, $3, $4, $5, $6, 'WAITING')
        ON CONFLICT (event_id, user_id) WHERE status IN ('WAITING', 'OFFERED') DO NOTHING
        RETURNING id`,
-      [entry.id, entry.eventId, entry.userId, entry.quantity, entry.category],
+      [entry.id, entry.eventId, entry.userId, entry.quantity, entry.category, entry.area],
     );
     return inserted.length > 0;
   }
@@ -80,6 +99,7 @@ export class WaitlistRepository {
         event_id: string;
         quantity: number;
         category: string | null;
+        area: string | null;
         status: WaitlistStatus;
         hold_id: string | null;
         offer_expires_at: Date | null;
@@ -88,7 +108,7 @@ export class WaitlistRepository {
         skipped_at: Date | null;
       }[]
     >(
-      `SELECT e.id, e.event_id, e.quantity, e.category, e.status, e.hold_id, e.offer_expires_at,
+      `SELECT e.id, e.event_id, e.quantity, e.category, e.area, e.status, e.hold_id, e.offer_expires_at,
               e.skip_reason, e.skipped_at, ${POSITION} AS position
          FROM waitlist_entries e WHERE e.id = $1 AND e.user_id = $2`,
       [entryId, userId],
@@ -99,6 +119,7 @@ export class WaitlistRepository {
         eventId: row.event_id,
         quantity: row.quantity,
         category: row.category,
+        area: row.area,
         status: row.status,
         holdId: row.hold_id,
         offerExpiresAt: row.offer_expires_at,

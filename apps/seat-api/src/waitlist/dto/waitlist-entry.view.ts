@@ -23,11 +23,13 @@ export class WaitlistEntryView {
   @ApiProperty({ format: 'uuid' }) eventId!: string;
   @ApiProperty({ type: 'integer' }) quantity!: number;
   @ApiPropertyOptional() category?: string;
+  @ApiPropertyOptional({ description: 'the general-admission area whose places the entry waits for' })
+  area?: string;
   @ApiProperty({ enum: WAITLIST_STATUSES }) status!: WaitlistStatus;
   @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'while WAITING: 1 = next in line' })
   position?: number;
   @ApiPropertyOptional({
-    description: 'the offer: a hold of the seats, yours (read, confirm it as any hold)',
+    description: 'the offer: a hold of the seats or places, yours (read, confirm it as any hold)',
   })
   holdId?: string;
   @ApiPropertyOptional({ description: 'while OFFERED: when the offer lapses unless its hold is confirmed' })
