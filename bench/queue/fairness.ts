@@ -24,7 +24,7 @@ export async function fairnessSection(service: BenchService): Promise<string> {
     // time enough for the 10,000 joins before the start (measured below: all must have joined before it)
     const { salesStartAtMs } = await setUpQueue(service, eventId, {
       opensInMs: 1000,
-      prequeueMs: 20_000,
+      prequeueMs: 40_000,
       order: 'shuffle-then-fifo',
       admitPerMinute: PACE,
       maxActiveShoppers: 1_000_000,
@@ -44,8 +44,11 @@ export async function fairnessSection(service: BenchService): Promise<string> {
         if (a.status !== 201) {
           throw new Error(`join: ${a.status} ${JSON.stringify(a.body)}`);
         }
-        joinOrder.set(`early-${i}`, k++);
-        joinedBefore += a.body.status === 'PREQUEUE' ? 1 : 0;
+        // one whose join came after the start (a slow machine) is neither an early nor a later joiner here
+        if (a.body.status === 'PREQUEUE') {
+          joinOrder.set(`early-${i}`, k++);
+          joinedBefore++;
+        }
       }),
     );
     const joinSeconds = (performance.now() - joinedAt) / 1000;
@@ -112,7 +115,11 @@ export async function fairnessSection(service: BenchService): Promise<string> {
       table(
         ['figure', 'value', 'target'],
         [
-          ['joined before the start (answered PREQUEUE)', `${joinedBefore} of ${BEFORE}`, `all`],
+          [
+            'joined before the start (answered PREQUEUE; ρ is over these)',
+            `${joinedBefore} of ${BEFORE}`,
+            `all: ${joinedBefore === BEFORE ? 'met' : 'not met'}`,
+          ],
           [
             'admitted (distinct ShopperAdmitted on the topic)',
             `${records.length} of ${BEFORE + AFTER}`,

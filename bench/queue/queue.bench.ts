@@ -75,7 +75,7 @@ async function main(): Promise<void> {
     'queue',
     'On-sale queue: memory, joins, the gate, the status, fairness and a simulated on-sale',
     'npm run bench:queue',
-    sections,
+    sections.map((x) => `${x}\n`),
   );
   console.log(`report: ${file}`);
 }
