@@ -76,6 +76,12 @@ it('refuses a bad setup with 400 naming the field, and anyone but an admin with 
   expect((await configure(good, await api.token('carol'))).status).toBe(403);
   const none = await api.call('GET', `/v1/events/${eventId}/queue`);
   expect([none.status, none.body.code]).toEqual([404, 'QUEUE_NOT_FOUND']);
+  // joining: an event without a queue, and one that does not exist, each told apart
+  const carol = await api.token('carol');
+  const noQueue = await join(carol);
+  expect([noQueue.status, noQueue.body.code]).toEqual([404, 'QUEUE_NOT_FOUND']);
+  const noEvent = await join(carol, '6d0f3c1a-2b4e-4c8d-9a7f-1e2d3c4b5a69');
+  expect([noEvent.status, noEvent.body.code]).toEqual([404, 'EVENT_NOT_FOUND']);
 });
 
 it('takes shoppers through the queue: one place each, a pass in their turn, the gate on holds, the controls', async () => {

@@ -132,11 +132,13 @@ export class QueueService {
 
   /** `user` joins: their entry (`created`: a new place; else the one they had). */
   async join(user: AuthUser, eventId: string): Promise<{ created: boolean; entry: QueueEntryView }> {
-    await this.catalogue.requireSeats(eventId);
     await this.sellable(eventId);
+    // a queue's keys go with its event's (the sweep removes both): a queue found is an event still kept, so
+    // the catalogue's check, a Redis round trip, is asked only to tell why there is none
     const r = await this.store.join(eventId, user.id);
     if (!r.ok) {
       if (r.error === 'NO_QUEUE') {
+        await this.catalogue.requireSeats(eventId);
         throw queueNotFound(eventId);
       }
       throw new DomainError(ErrorCode.QUEUE_NOT_OPEN, 'The queue does not take entries yet', {
