@@ -203,7 +203,8 @@ it('ends a turn whose pass runs out unused, and passes over entries not seen for
   await queue.join(eventId, 'gone');
   await queue.join(eventId, 'patient');
   await stepUntil(eventId, (active) => active === 1);
-  // 'gone' stops being seen; 'patient' keeps reading its entry
+  // 'quick' picks up its pass and never holds; 'gone' stops being seen; 'patient' keeps reading its entry
+  expect((await queue.entry(queue.entryIdOf(eventId, 'quick'), 'quick'))!.entry.state).toBe('ADMITTED');
   const until = (await redisNowMs(redis)) + 4000;
   while ((await redisNowMs(redis)) < until) {
     await queue.entry(queue.entryIdOf(eventId, 'patient'), 'patient');
@@ -213,6 +214,34 @@ it('ends a turn whose pass runs out unused, and passes over entries not seen for
   expect((await queue.entry(queue.entryIdOf(eventId, 'quick'), 'quick'))!.entry.state).toBe('DONE');
   expect((await queue.entry(queue.entryIdOf(eventId, 'gone'), 'gone'))!.entry.state).toBe('SKIPPED');
   expect((await queue.entry(queue.entryIdOf(eventId, 'patient'), 'patient'))!.entry.state).toBe('ADMITTED');
+});
+
+it('ends the turn of an admitted shopper who does not pick up the pass within the idle time', async () => {
+  const eventId = newEventId();
+  await setUp(eventId, {
+    admitPerMinute: 60_000,
+    maxActiveShoppers: 2,
+    passTtlMs: 60_000,
+    idleEntryTtlMs: 1000,
+  });
+  for (const u of ['reader', 'absent', 'next']) {
+    await queue.join(eventId, u);
+  }
+  await stepUntil(eventId, (active) => active === 2);
+  const read = (u: string) => queue.entry(queue.entryIdOf(eventId, u), u);
+  // 'absent' was admitted but its client is gone: its place under the cap goes to 'next' an idle time later,
+  // not a pass (60 s) later; 'reader' picked up its pass and keeps its turn
+  const until = (await redisNowMs(redis)) + 3000;
+  while ((await redisNowMs(redis)) < until) {
+    await read('reader');
+    await read('next');
+    await queue.step(eventId);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  expect((await read('absent'))!.entry.state).toBe('DONE');
+  expect((await read('reader'))!.entry.state).toBe('ADMITTED');
+  expect((await read('next'))!.entry.state).toBe('ADMITTED');
+  expect((await queue.step(eventId))!.figures.activeShoppers).toBe(2);
 });
 
 it('shuffles the places given before the start, and gives later ones in arrival order', async () => {

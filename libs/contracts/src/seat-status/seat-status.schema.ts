@@ -256,7 +256,7 @@ export const SEAT_STATUS_SCHEMAS: Record<SeatStatusType, Schema> = {
   [ADMISSION_EXPIRED_TYPE]: cloudEvent(
     ADMISSION_EXPIRED_TYPE,
     'Admission expired',
-    "An admitted shopper's pass ran out with no hold made: their turn is over. id `<entryId>:<number>:AdmissionExpired`.",
+    "An admitted shopper's turn is over with no hold made: their pass ran out, or nobody picked it up (read the entry) within the queue's idle time after the admission. id `<entryId>:<number>:AdmissionExpired`.",
     turn,
     TURN,
   ),

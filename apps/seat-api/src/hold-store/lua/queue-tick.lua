@@ -1,7 +1,9 @@
 -- One step of the event's queue, by Redis time; any instance may run it at any moment, as often as it
 -- likes (each runs it for every queue a few times a second): what it does follows from the time passed
 -- since the step before, so steps from several instances, or none from one killed, change nothing.
---   1. Admitted shoppers whose pass ran out with no hold end their turn (AdmissionExpired).
+--   1. Admitted shoppers with no hold end their turn (AdmissionExpired) when their pass ran out, or when
+--      nobody read their entry (and so the pass) within idleMs of their admission: a client that left
+--      while waiting frees its place under the cap as soon as an idle entry is passed over, not a pass later.
 --   2. From the sales start, the pace adds ARG's elapsed share of `rate` a minute to the credit (none while
 --      paused; at most a second's worth banked, so a cap that held admission back does not release a
 --      burst), and the next numbers are admitted while there is credit (or staff's `extra`) and room under
@@ -15,10 +17,14 @@ if not q then return { 'NO_QUEUE' } end
 local key, S, scan = q_key(''), SEAT_STATUS_FIELDS, tonumber(ARG.maxScan)
 for _, hid in ipairs(redis.call('ZRANGEBYSCORE', q_key(':p'), '-inf', NOW, 'LIMIT', 0, scan)) do
   local e = q_entry(hid)
-  if e and e.state == 'A' and e.live == 0 then
-    q_end_turn(e, QUEUE_EVENT.EXPIRED, 'PASS_EXPIRED')
-  else
+  if not e or e.state ~= 'A' or e.live > 0 then
     redis.call('ZREM', q_key(':p'), hid)
+  elseif e.pass <= NOW then
+    q_end_turn(e, QUEUE_EVENT.EXPIRED, 'PASS_EXPIRED')
+  elseif not q_collected(e) then
+    q_end_turn(e, QUEUE_EVENT.EXPIRED, 'PASS_NOT_COLLECTED')
+  else
+    redis.call('ZADD', q_key(':p'), e.pass, hid)
   end
 end
 local waits = {}
@@ -45,7 +51,9 @@ if NOW >= q.starts then
       else
         e.state = 'A'
         e.pass = NOW + q.passMs
-        redis.call('ZADD', q_key(':p'), e.pass, hid)
+        e.seen = 0
+        -- first looked at when a client that has not read its entry since would have been passed over
+        redis.call('ZADD', q_key(':p'), math.min(e.pass, NOW + q.idleMs), hid)
         active = active + 1
         admitted = admitted + 1
         waits[#waits + 1] = NOW - e.joined * 1000

@@ -8,9 +8,11 @@
 --              given), pre (numbers given before the start, shuffled), serving (numbers passed: admitted or
 --              skipped), active, admitted, queued (waiting, not yet passed), skipped, budget and tick (the
 --              pace's credit and when it was last added to), extra (admissions asked for now by staff)
---   q:e  HASH  entry -> cmsgpack {userId, number, state, joined (s), seen (s), pass expiry (ms), live holds}
+--   q:e  HASH  entry -> cmsgpack {userId, number, state, joined (s), seen (s; 0 from admission until read),
+--              pass expiry (ms), live holds}
 --   q:n  HASH  number -> entry, until the number is passed
---   q:p  ZSET  entry -> pass expiry, for admitted shoppers who hold nothing yet
+--   q:p  ZSET  entry -> when to look at it next (its pass expiry, or sooner to see whether its pass was picked
+--              up), for admitted shoppers who hold nothing yet
 --   q:t  HASH  entry -> the admission pass (the JWT the service signed for it)
 -- Entry states: P joined before the start (numbers shuffled at the start when order is 'shuffle'), W
 -- waiting, A admitted (active), D done (their turn ended), L left, S skipped (idle when their turn came).
@@ -80,6 +82,11 @@ local function q_end_turn(e, kind, reason)
   local S = SEAT_STATUS_FIELDS
   q_record(kind, S.entryId, ID_PREFIX .. e.hid, S.userId, e.user, S.number, e.number, S.reason, reason,
     S.activeShoppers, active)
+end
+
+-- Whether admitted entry e has been read (its pass picked up) since its admission, which set `seen` to 0.
+local function q_collected(e)
+  return e.seen > 0
 end
 
 -- Whether the event's queue stands between a shopper and a hold now: configured, and opened by Redis time.

@@ -52,7 +52,7 @@ export class ConfigureQueueDto {
     minimum: QUEUE_LIMITS.maxActiveShoppers.min,
     maximum: QUEUE_LIMITS.maxActiveShoppers.max,
     description:
-      'admitted shoppers active at once at most (until their holds end, or their pass runs out unused)',
+      'admitted shoppers active at once at most (until their holds end; with no hold, until their pass runs out, or until idleEntryTtlSeconds after admission if nobody picked the pass up)',
   })
   @IsInt()
   @Min(QUEUE_LIMITS.maxActiveShoppers.min)
@@ -77,7 +77,8 @@ export class ConfigureQueueDto {
     minimum: QUEUE_LIMITS.idleEntryTtlSeconds.min,
     maximum: QUEUE_LIMITS.idleEntryTtlSeconds.max,
     default: QUEUE_LIMITS.idleEntryTtlSeconds.default,
-    description: 'an entry whose client has not read it for this long is passed over when its turn comes',
+    description:
+      'an entry whose client has not read it for this long is passed over when its turn comes; an admitted one not read within it after admission ends its turn',
   })
   @unlessLeftOut
   @IsInt()
