@@ -13,7 +13,7 @@ import { startPrivateRedis } from '../../test/support/private-redis';
 import { table } from '../support/report';
 
 export const MEMORY_REDIS_PORT = Number(process.env.BENCH_MEMORY_REDIS_PORT ?? 7901);
-const HOLDS = Number(process.env.BENCH_MEMORY_HOLDS ?? 20_000);
+const HOLDS = Number(process.env.BENCH_MEMORY_HOLDS ?? 10_000);
 const SMALL = 100;
 const LARGE = 100_000;
 

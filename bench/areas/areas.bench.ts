@@ -17,7 +17,7 @@
  * seats; mixed p99 <= 1.2x the 4-seat hold; an area's memory flat in its capacity.
  *
  * Run: npm run bench:areas   (BENCH_ROUNDS 3, BENCH_SECONDS 5 per flash sale, BENCH_MIXED_SECONDS 4,
- *      BENCH_MEMORY_HOLDS 20000; private Redis ports BENCH_MEMORY_REDIS_PORT 7901, BENCH_REDIS_PORT 7902)
+ *      BENCH_MEMORY_HOLDS 10000; private Redis ports BENCH_MEMORY_REDIS_PORT 7901, BENCH_REDIS_PORT 7902)
  */
 import 'reflect-metadata';
 import Redis from 'ioredis';
@@ -39,6 +39,8 @@ const SALE_CONNECTIONS = 500;
 /** Confirms running beside the flash sale, as many checkouts at once. */
 const CONFIRMERS = 16;
 const USERS = 20_000;
+/** Users 19,000-19,999 buy what a flash sale's window left (flashSale); the loads use those below. */
+const TOP_UP_USERS = 19_000;
 /** The mixed events: 10,000 seats (100 rows of 100) and an area of 90,000 places. */
 const MIXED_SEATS = 10_000;
 const MIXED_PLACES = 90_000;
@@ -445,11 +447,13 @@ async function flashSale(ctx: Ctx, kind: 'places' | 'seats', firstUser: number):
     },
   });
   let topUp = 0;
-  const buyer = async (b: number) => {
+  let buyers = 0;
+  const buyer = async () => {
     for (let free = 1; kind === 'places' && free > 0;) {
       const res = await fetch(`${ctx.service.base}/v1/events/${eventId}/holds`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...auth(ctx, firstUser + 4000 + b) },
+        // users of their own, a new one each time (the per-user cap counts places)
+        headers: { 'content-type': 'application/json', ...auth(ctx, TOP_UP_USERS + (buyers++ % 1000)) },
         body: JSON.stringify({ places: [{ area: 'FLOOR', quantity: 1 + Math.floor(Math.random() * 4) }] }),
       });
       const body = (await res.json()) as { places: { quantity: number }[]; errors?: { free: number }[] };
@@ -457,10 +461,12 @@ async function flashSale(ctx: Ctx, kind: 'places' | 'seats', firstUser: number):
         topUp += body.places[0].quantity;
       } else if (res.status === 409) {
         free = body.errors![0].free;
+      } else {
+        throw new Error(`top-up hold: ${res.status} ${JSON.stringify(body)}`);
       }
     }
   };
-  await Promise.all(Array.from({ length: 8 }, (_, b) => buyer(b)));
+  await Promise.all(Array.from({ length: 8 }, buyer));
   const queue = await liveHolds(ctx, eventId);
   const toConfirm = queue.length;
   let confirmed = 0;
@@ -521,7 +527,7 @@ async function flashSales(ctx: Ctx): Promise<{ section: string; ratio: number; o
   for (let round = 1; round <= ROUNDS; round++) {
     const order = round % 2 === 1 ? kinds : [...kinds].reverse();
     for (const kind of order) {
-      const s = await flashSale(ctx, kind, 5000 * (round % 4));
+      const s = await flashSale(ctx, kind, 5000 * (round % 3));
       sales[kind].push(s);
       const r = s.result;
       rows.push([
@@ -539,7 +545,11 @@ async function flashSales(ctx: Ctx): Promise<{ section: string; ratio: number; o
           : `seats in two 201s: ${s.duplicates}`,
         Object.entries(r.statuses)
           .map(([c, k]) => `${c}×${k}`)
-          .join(' '),
+          .join(' ') +
+          '; confirms: ' +
+          Object.entries(s.confirmStatuses)
+            .map(([c, k]) => `${c}×${k}`)
+            .join(' '),
       ]);
       console.log(rows.at(-1)!.join('  '));
     }
@@ -569,7 +579,7 @@ async function flashSales(ctx: Ctx): Promise<{ section: string; ratio: number; o
         'live holds after the sale: confirmed',
         'end: free / held / booked',
         'change log read as written (area frames: max held + booked, frames over the capacity, gaps)',
-        'statuses',
+        'statuses (holds in the window; confirms)',
       ],
       rows,
     ),
