@@ -16,7 +16,7 @@
  * sell-out, 0 % 503, flash-sale answers/s >= 1.0x named seats; Redis commands per hold of places <= named
  * seats; mixed p99 <= 1.2x the 4-seat hold; an area's memory flat in its capacity.
  *
- * Run: npm run bench:areas   (BENCH_ROUNDS 3, BENCH_SECONDS 5 per flash sale, BENCH_MIXED_SECONDS 4,
+ * Run: npm run bench:areas   (BENCH_ROUNDS 5, BENCH_SECONDS 5 per flash sale, BENCH_MIXED_SECONDS 4,
  *      BENCH_MEMORY_HOLDS 10000; private Redis ports BENCH_MEMORY_REDIS_PORT 7901, BENCH_REDIS_PORT 7902)
  */
 import 'reflect-metadata';
@@ -31,7 +31,7 @@ import { table, writeReport } from '../support/report';
 import { BenchService, seatId, signBenchToken, startService } from '../support/service';
 import { areaMemory } from './area-memory';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const MIXED_SECONDS = Number(process.env.BENCH_MIXED_SECONDS ?? 4);
 const REDIS_PORT = Number(process.env.BENCH_REDIS_PORT ?? 7902);
@@ -165,7 +165,7 @@ async function commandsPerHold(ctx: Ctx): Promise<{ section: string; perHold: Re
             const label =
               cmd === 'fcall'
                 ? `FCALL ${args[1].replace(/_[^_]*$/, '')}`
-                : cmd === 'evalsha' && args[3]?.startsWith(`${KEY_PREFIX}seat:`)
+                : cmd === 'evalsha' && /seat:\{s\d+\}:/.test(args[3] ?? '')
                   ? 'EVALSHA seat lock'
                   : cmd.toUpperCase();
             sent.set(label, (sent.get(label) ?? 0) + 1);
