@@ -160,12 +160,12 @@ async function commandsPerHold(ctx: Ctx): Promise<{ section: string; perHold: Re
         } else if (cmd !== 'monitor' && cmd !== 'echo') {
           ran++;
           if (!source.includes('lua')) {
-            // a hold's own: FCALL holdCreate and the seat lock's EVALSHA (its first key a seat's); the
+            // a hold's own: FCALL holdCreate and the seat lock's EVALSHA (a seat's lock among its keys); the
             // rest is background work (the status relay, the sweeper, the rate limiter's sync)
             const label =
               cmd === 'fcall'
                 ? `FCALL ${args[1].replace(/_[^_]*$/, '')}`
-                : cmd === 'evalsha' && /seat:\{s\d+\}:/.test(args[3] ?? '')
+                : cmd === 'evalsha' && args.some((a) => /seat:\{s\d+\}:/.test(a))
                   ? 'EVALSHA seat lock'
                   : cmd.toUpperCase();
             sent.set(label, (sent.get(label) ?? 0) + 1);
