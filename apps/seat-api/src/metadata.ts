@@ -573,12 +573,7 @@ export default async () => {
                 type: () => [t['./holds/dto/create-hold.dto'].SeatLineDto],
                 minItems: 1,
               },
-              places: {
-                required: false,
-                type: () => [t['./holds/dto/create-hold.dto'].PlacesDto],
-                minItems: 1,
-                maxItems: 100,
-              },
+              places: { required: false, type: () => [t['./holds/dto/create-hold.dto'].PlacesDto] },
               bestAvailable: {
                 required: false,
                 type: () => t['./holds/allocation/best-available.dto'].BestAvailableDto,
@@ -608,6 +603,7 @@ export default async () => {
               orderId: { required: true, type: () => String },
               eventId: { required: true, type: () => String },
               seatIds: { required: true, type: () => [String] },
+              places: { required: false, type: () => [t['./holds/hold.view'].PlacesView] },
               status: { required: true, enum: ['CANCELLED'] },
               userId: { required: true, type: () => String },
               bookedAt: { required: true, type: () => String },
@@ -627,6 +623,16 @@ export default async () => {
           {
             SeatBlockDto: {
               seatIds: { required: true, type: () => [String], uniqueItems: true, minItems: 1 },
+            },
+            PlaceBlockDto: {
+              area: { required: true, type: () => String, pattern: '^[A-Za-z0-9_-]{1,12}$' },
+              quantity: { required: true, type: () => Number, minimum: 1, maximum: 100000 },
+            },
+            PlaceBlockView: {
+              eventId: { required: true, type: () => String },
+              area: { required: true, type: () => String },
+              quantity: { required: true, type: () => Number },
+              status: { required: true, enum: ['BLOCKED', 'AVAILABLE'] },
             },
             SeatBlockView: {
               eventId: { required: true, type: () => String },
@@ -675,7 +681,8 @@ export default async () => {
           {
             HoldOnBehalfDto: {
               customerId: { required: true, type: () => String },
-              seatIds: { required: true, type: () => [String] },
+              seatIds: { required: false, type: () => [String] },
+              places: { required: false, type: () => [t['./holds/dto/create-hold.dto'].PlacesDto] },
               ttlSeconds: { required: false, type: () => Number },
             },
           },
@@ -725,10 +732,19 @@ export default async () => {
               held: { required: true, type: () => Number },
               booked: { required: true, type: () => Number },
             },
+            AreaPlacesView: {
+              name: { required: true, type: () => String },
+              capacity: { required: true, type: () => Number },
+              free: { required: true, type: () => Number },
+              held: { required: true, type: () => Number },
+              booked: { required: true, type: () => Number },
+              blocked: { required: true, type: () => Number },
+            },
             SeatMapView: {
               eventId: { required: true, type: () => String },
               version: { required: true, type: () => Number },
               counts: { required: true, type: () => t['./seat-map/seat-map.view'].SeatCountsView },
+              areas: { required: false, type: () => [t['./seat-map/seat-map.view'].AreaPlacesView] },
               seats: { required: true, type: () => [t['./seat-map/seat-map.view'].SeatView] },
             },
           },
@@ -925,6 +941,8 @@ export default async () => {
             SeatBlocksController: {
               list: { type: t['./holds/admin/dto/seat-block.dto'].BlockedSeatsView },
               block: { type: t['./holds/admin/dto/seat-block.dto'].SeatBlockView },
+              blockPlaces: { type: t['./holds/admin/dto/seat-block.dto'].PlaceBlockView },
+              unblockPlaces: { type: t['./holds/admin/dto/seat-block.dto'].PlaceBlockView },
               unblock: { type: t['./holds/admin/dto/seat-block.dto'].SeatBlockView },
             },
           },

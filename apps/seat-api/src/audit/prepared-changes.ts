@@ -106,11 +106,45 @@ export function cancelBookingRow(bookingId: string, seatIds: string[]): Prepared
   };
 }
 
+/**
+ * `quantity` places of a general-admission area go off sale (`delta` > 0) or back on (`delta` < 0) in
+ * event_areas.blocked. Refused, nothing written, past the area's capacity or below 0 blocked. `lockKey`:
+ * the area's lock key (its entry's detail.seatIds), under which the action runs.
+ */
+export function blockAreaPlaces(
+  eventId: string,
+  area: string,
+  delta: number,
+  lockKey: string,
+): PreparedChange {
+  return {
+    seatIds: [lockKey],
+    async apply(qr) {
+      const rows = (await qr.query(
+        `UPDATE event_areas SET blocked = blocked + $3
+          WHERE event_id = $1 AND name = $2 AND blocked + $3 BETWEEN 0 AND capacity RETURNING blocked`,
+        [eventId, area, delta],
+      )) as [unknown[], number];
+      if (rows[1] === 0) {
+        throw delta > 0
+          ? new DomainError(ErrorCode.SOLD_OUT, `Area ${area} has too few places to block`, {
+              details: [{ area }],
+            })
+          : new DomainError(ErrorCode.PLACES_NOT_BLOCKED, `Area ${area} has fewer places blocked`, {
+              details: [{ area }],
+            });
+      }
+    },
+  };
+}
+
 /** The actions that write a prepared part: the ones undoPrepared takes back. */
 export const PREPARED_ACTIONS: readonly AuditAction[] = [
   AuditAction.SEATS_BLOCK,
   AuditAction.SEATS_UNBLOCK,
   AuditAction.BOOKING_CANCEL,
+  AuditAction.PLACES_BLOCK,
+  AuditAction.PLACES_UNBLOCK,
 ];
 
 /**
@@ -147,6 +181,15 @@ export async function undoPrepared(
         blocks.map((b) => b.blocked_at),
       ],
     );
+  }
+  const places =
+    action === String(AuditAction.PLACES_BLOCK) ? -1 : action === String(AuditAction.PLACES_UNBLOCK) ? 1 : 0;
+  if (places !== 0 && typeof detail?.area === 'string' && typeof detail?.quantity === 'number') {
+    await qr.query(`UPDATE event_areas SET blocked = blocked + $3 WHERE event_id = $1 AND name = $2`, [
+      entry.event_id,
+      detail.area,
+      places * detail.quantity,
+    ]);
   }
   if (action === String(AuditAction.BOOKING_CANCEL) && typeof detail?.bookingId === 'string') {
     const back = (await qr.query(

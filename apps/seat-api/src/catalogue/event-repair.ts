@@ -46,13 +46,13 @@ export class EventRepair {
   }
 
   /**
-   * The event's general-admission areas: each one's capacity and the places its confirmed bookings sold,
-   * from PostgreSQL; the places of live holds the hold store counts itself (lua/areas-repair.lua).
+   * The event's general-admission areas: each one's capacity, the places its confirmed bookings sold and
+   * the places box office blocked, from PostgreSQL; the places of live holds the hold store counts itself (lua/areas-repair.lua).
    */
   private async repairAreas(eventId: string): Promise<void> {
     const areas = await this.db
       .getRepository(EventAreaEntity)
-      .find({ where: { eventId }, select: { name: true, capacity: true } });
+      .find({ where: { eventId }, select: { name: true, capacity: true, blocked: true } });
     if (areas.length === 0) {
       return;
     }
@@ -66,7 +66,12 @@ export class EventRepair {
     const booked = new Map(sold.map((r) => [r.area, Number(r.booked)]));
     const changed = await this.holds.repairAreas(
       eventId,
-      areas.map((a) => ({ name: a.name, capacity: a.capacity, booked: booked.get(a.name) ?? 0, blocked: 0 })),
+      areas.map((a) => ({
+        name: a.name,
+        capacity: a.capacity,
+        booked: booked.get(a.name) ?? 0,
+        blocked: a.blocked,
+      })),
     );
     if (changed > 0) {
       this.logger.log(`event ${eventId}: ${changed} general-admission area(s) set from PostgreSQL`);

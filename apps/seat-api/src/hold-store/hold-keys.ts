@@ -37,7 +37,7 @@
  *   changes STREAM the change log seat-map readers follow (lua/change-log.lua): entry id `<v>-0`, fields
  *                 seatId -> 'A' (available), 'B' (booked), 'H<expireAtMs>' (held until then) or 'H0'
  *                 (held while a confirm is in flight, whatever the time), and '@<area>' ->
- *                 "free|held|booked|blocked" for an area the change touched; trimmed to about
+ *                 "capacity|held|booked|blocked" for an area the change touched; trimmed to about
  *                 CHANGE_LOG_MAX_ENTRIES entries
  *   staff   HASH  actionId -> 'A' (applied, lua/hold-lifecycle.lua staff_applied: force release, hold on
  *                 behalf, block, unblock, booking cancel, the queue's set-up and controls) or 'X' (given up,

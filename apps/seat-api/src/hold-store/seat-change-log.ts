@@ -33,6 +33,8 @@ export interface SeatChanges {
   booked: number;
   /** Entries after the version asked for, oldest first, at most as many as asked for. */
   entries: SeatChangeEntry[];
+  /** With nothing newer than the version asked for: the areas at the version (SeatMapHead.areas). */
+  areas?: string[];
 }
 
 export interface SeatScanPage {
@@ -47,6 +49,11 @@ export interface SeatMapHead {
   version: number;
   epoch: string;
   nowMs: number;
+  /**
+   * The event's general-admission areas at this version, as the log's '@<area>' fields carry them
+   * (name, "capacity|held|booked|blocked", flat): lua/places.lua.
+   */
+  areas: string[];
 }
 
 const SCRIPTS = {
@@ -81,6 +88,7 @@ export class SeatChangeLog {
       number,
       string,
       [string, string[]][]?,
+      string[]?,
     ];
     return {
       nowMs: Number(r[0]),
@@ -89,13 +97,14 @@ export class SeatChangeLog {
       held: Number(r[2]),
       booked: Number(r[3]),
       entries: (r[5] ?? []).map(([id, seats]) => ({ version: Number(id.slice(0, id.indexOf('-'))), seats })),
+      areas: r[6] ?? [],
     };
   }
 
   /** The current version and Redis time: read before a build's first chunk. */
   async head(eventId: string): Promise<SeatMapHead> {
     const c = await this.changesSince(eventId, Number.MAX_SAFE_INTEGER, 0);
-    return { version: c.version, epoch: c.epoch, nowMs: c.nowMs };
+    return { version: c.version, epoch: c.epoch, nowMs: c.nowMs, areas: c.areas ?? [] };
   }
 
   /**

@@ -128,6 +128,8 @@ export class StaffHoldStore {
     orderId: string;
     userId: string;
     seatIds: string[];
+    /** Its places of general-admission areas, booked until this cancel. */
+    places?: { area: string; quantity: number }[];
     fencingToken: number;
     action: StaffAction;
   }): Promise<
@@ -145,6 +147,7 @@ export class StaffHoldStore {
         bookingId: p.bookingId,
         orderId: p.orderId,
         userId: p.userId,
+        places: (p.places ?? []).map((x) => `${x.area}:${x.quantity}`).join(','),
         seatIds: p.seatIds,
       },
       this.ledger(p.eventId),
@@ -193,6 +196,44 @@ export class StaffHoldStore {
       return { ok: false, error: 'NOT_BLOCKED', seatIds: reply[1] as string[] };
     }
     return reply[0] === 'OK' ? { ok: true } : { ok: false, error: reply[0] as 'ACTION_CANCELLED' };
+  }
+
+  /**
+   * Takes `quantity` places of general-admission area `area` off sale (`block`) or puts them back, as staff
+   * action `action` (block-places.lua): refused SOLD_OUT with the places free, or NOT_BLOCKED with the
+   * places blocked, nothing written.
+   */
+  async blockPlaces(p: {
+    eventId: string;
+    area: string;
+    quantity: number;
+    block: boolean;
+    action: StaffAction;
+  }): Promise<
+    | { ok: true }
+    | { ok: false; error: 'SOLD_OUT' | 'NOT_BLOCKED'; count: number }
+    | { ok: false; error: 'ACTION_CANCELLED' }
+  > {
+    const ack = this.acks.before(this.store.scripts.slotKeyOf(p.eventId));
+    const reply = (await this.store.scripts.onEvent(
+      'placesBlock',
+      p.eventId,
+      {
+        mode: p.block ? 'block' : 'unblock',
+        area: p.area,
+        quantity: p.quantity,
+        ...this.described(p.action),
+      },
+      this.ledger(p.eventId),
+    )) as [string, number?];
+    if (reply[0] === 'OK') {
+      await ack.confirm(p.block ? 'block-places' : 'unblock-places');
+      return { ok: true };
+    }
+    if (reply[0] === 'SOLD_OUT' || reply[0] === 'NOT_BLOCKED') {
+      return { ok: false, error: reply[0], count: Number(reply[1]) };
+    }
+    return { ok: false, error: 'ACTION_CANCELLED' };
   }
 
   /**

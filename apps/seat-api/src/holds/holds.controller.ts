@@ -235,7 +235,17 @@ function holdWanted(dto: CreateHoldDto): HoldWanted {
     );
     return { bestAvailable: dto.bestAvailable, ...(counts.length > 0 ? { ticketTypes } : {}), ...code };
   }
-  const places = dto.places ? { places: dto.places.map(({ area, quantity }) => ({ area, quantity })) } : {};
+  // ticketTypes counts go to the places, in the order of `places`
+  const counts = Object.entries(dto.ticketTypes ?? {});
+  const placeTicketTypes = counts.flatMap(([ticketType, n]) =>
+    Array.from({ length: n }, () => ({ ticketType, field: `ticketTypes.${ticketType}` })),
+  );
+  const places = dto.places
+    ? {
+        places: dto.places.map(({ area, quantity }) => ({ area, quantity })),
+        ...(placeTicketTypes.length > 0 ? { placeTicketTypes } : {}),
+      }
+    : {};
   if (dto.seats) {
     return {
       ...places,

@@ -38,7 +38,7 @@ import {
   StaffAction,
   StoreResult,
 } from '../hold-store';
-import { HoldPrices } from '../pricing/hold-prices.service';
+import { HoldPrices, placeItems } from '../pricing/hold-prices.service';
 import { hasRole, Role } from '../auth/roles';
 import { AdmissionPasses } from '../queue/admission-passes';
 import { queueRequired } from '../queue/queue-errors';
@@ -62,7 +62,13 @@ export interface WantedType {
  * seats; left out: each category's default) and a promo code.
  */
 export type HoldWanted = (
-  { seatIds: string[]; places?: PlaceCount[] } | { bestAvailable: BestAvailableDto }
+  | {
+      seatIds: string[];
+      places?: PlaceCount[];
+      /** The ticket type of each place, in the order of `places` (ticketTypes counts): '' its default. */
+      placeTicketTypes?: WantedType[];
+    }
+  | { bestAvailable: BestAvailableDto }
 ) & {
   ticketTypes?: readonly WantedType[];
   promoCode?: string;
@@ -193,14 +199,19 @@ export class HoldsService implements OnModuleDestroy {
     return this.policy.attempt(eventId, sorted.length + placeCount, ttlSeconds, async (terms, policy) => {
       // priced under the version of this policy: a hold is made only while it is current (HoldPolicy)
       const list = await this.prices.listFor(policy);
-      if (list && places.length > 0) {
-        throw new DomainError(
-          ErrorCode.VALIDATION_FAILED,
-          'Places of general-admission areas are not sold on a show with a price list yet',
-          { details: [{ field: 'places', message: 'not sold on a priced show yet' }] },
-        );
-      }
-      const pricing = await this.prices.newHoldPricing(list, { lines, promoCode: want.promoCode });
+      // places are priced by their area's category, after the seats (HoldPrices pricedItems)
+      const placeTypes = [...(want.placeTicketTypes ?? [])];
+      const placeLines = places.flatMap((p, k) =>
+        placeItems(p.area, p.quantity).map((seatId) => ({
+          seatId,
+          category: seats.areas.get(p.area)!.category,
+          ...(placeTypes.shift() ?? { ticketType: '', field: `places[${k}]` }),
+        })),
+      );
+      const pricing = await this.prices.newHoldPricing(list, {
+        lines: [...lines, ...placeLines],
+        promoCode: want.promoCode,
+      });
       // the id is drawn before the hold is sent: if its reply is lost, the service still knows what to undo
       const holdId = HoldIds.generate(eventId);
       const held = { ...terms, admission, pricing };

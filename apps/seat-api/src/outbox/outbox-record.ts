@@ -9,7 +9,7 @@ import {
   seatExpiredEvent,
   SeatStatusCloudEvent,
 } from '@app/contracts';
-import { seatStatusFrom } from './status-record';
+import { placesOf, seatStatusFrom } from './status-record';
 
 /** An outbox stream entry as XRANGE returns it: id and the field list XADD wrote. */
 export type OutboxEntry = [id: string, fields: string[]];
@@ -46,7 +46,8 @@ function bookingCancelledFrom(byName: Record<string, string>): BookingCancelledC
   const f = (field: keyof typeof C): string | undefined => byName[C[field]];
   const at = Number(f('cancelledAt') ?? NaN);
   const texts = [f('eventId'), f('bookingId'), f('holdId'), f('orderId'), f('userId')];
-  if (texts.some((t) => !t) || f('seatIds') === undefined || !Number.isFinite(at)) {
+  const places = placesOf(f('places'));
+  if (texts.some((t) => !t) || f('seatIds') === undefined || !Number.isFinite(at) || places === null) {
     return null;
   }
   return bookingCancelledEvent(
@@ -57,6 +58,7 @@ function bookingCancelledFrom(byName: Record<string, string>): BookingCancelledC
       orderId: f('orderId')!,
       userId: f('userId')!,
       seatIds: f('seatIds') ? f('seatIds')!.split(',') : [],
+      ...(places && places.length > 0 ? { places } : {}),
     },
     new Date(at),
   );

@@ -144,7 +144,7 @@ function priceOf(text: string | undefined): BookingPriceData | null {
  * A hold record's places of general-admission areas ("FLOOR:2,BALCONY:1", hold-lifecycle.lua
  * status_change), [] when it has none, or null when the text is not of that shape.
  */
-function placesOf(text: string | undefined): PlacesData[] | null {
+export function placesOf(text: string | undefined): PlacesData[] | null {
   if (text === undefined) {
     return [];
   }

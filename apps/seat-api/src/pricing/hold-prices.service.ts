@@ -17,6 +17,8 @@ import { PromoCodes, PromoTerms } from './promo-codes.service';
 export interface PricedHoldSource {
   eventId: string;
   seatIds: readonly string[];
+  /** Its places of general-admission areas, priced after its seats (placeItems). */
+  places?: readonly { area: string; quantity: number }[];
   /** HoldRecord.pricing: '' or absent for a hold that is not priced. */
   pricing?: string;
 }
@@ -98,12 +100,13 @@ export class HoldPrices {
 
   /** What `hold` sells for now (null: it is not priced): its version's prices, its code's discount. */
   async saleOf(hold: PricedHoldSource): Promise<PricedSale | null> {
-    const pricing = decodeHoldPricing(hold.pricing ?? '', hold.seatIds.length);
+    const items = pricedItems(hold);
+    const pricing = decodeHoldPricing(hold.pricing ?? '', items.length);
     if (!pricing) {
       return null;
     }
     const { list, seats, promo } = await this.partsOf(hold.eventId, pricing);
-    const cart = priceHold(list, hold.seatIds, pricing, (s) => seats.get(s)!.category, promo);
+    const cart = priceHold(list, items, pricing, (s) => categoryIn(seats, s), promo);
     return { version: pricing.version, cart, promo: promo ? { id: promo.id, code: promo.code } : null };
   }
 
@@ -113,11 +116,12 @@ export class HoldPrices {
    * seat the hold does not have.
    */
   async withTicketType(hold: PricedHoldSource, seatId: string, ticketType: string): Promise<string | null> {
-    const pricing = decodeHoldPricing(hold.pricing ?? '', hold.seatIds.length);
+    const items = pricedItems(hold);
+    const pricing = decodeHoldPricing(hold.pricing ?? '', items.length);
     if (!pricing) {
       return null;
     }
-    const at = hold.seatIds.indexOf(seatId);
+    const at = items.indexOf(seatId);
     if (at < 0) {
       throw new DomainError(ErrorCode.SEAT_NOT_FOUND, `Seat ${seatId} is not in this hold`, {
         details: [{ seatId }],
@@ -128,9 +132,9 @@ export class HoldPrices {
     types[at] = ticketType;
     const lines = checkedLines(
       list,
-      hold.seatIds.map((s, i) => ({
+      items.map((s, i) => ({
         seatId: s,
-        category: seats.get(s)!.category,
+        category: categoryIn(seats, s),
         ticketType: types[i],
         field: i === at ? 'ticketType' : `seat ${s}`,
       })),
@@ -146,15 +150,16 @@ export class HoldPrices {
    * type the new code does not unlock goes back to its category's default. Null when the hold is not priced.
    */
   async withPromoCode(hold: PricedHoldSource, code: string | null): Promise<string | null> {
-    const pricing = decodeHoldPricing(hold.pricing ?? '', hold.seatIds.length);
+    const items = pricedItems(hold);
+    const pricing = decodeHoldPricing(hold.pricing ?? '', items.length);
     if (!pricing) {
       return null;
     }
     const { list, seats } = await this.partsOf(hold.eventId, { ...pricing, promoCode: null });
     const promo = code === null ? null : await this.usableCode(hold.eventId, code);
     const unlocked = promo?.unlocks ?? [];
-    const wanted = hold.seatIds.map((s, i) => {
-      const category = seats.get(s)!.category;
+    const wanted = items.map((s, i) => {
+      const category = categoryIn(seats, s);
       const type = categoryOf(list, category)?.ticketTypes.find((t) => t.key === pricing.ticketTypes[i]);
       const kept = type && type.hidden && !unlocked.includes(type.key) ? '' : pricing.ticketTypes[i];
       return { seatId: s, category, ticketType: kept, field: `seat ${s}` };
@@ -190,6 +195,31 @@ export class HoldPrices {
     }
     return { list, seats, promo };
   }
+}
+
+/**
+ * What a priced hold's lines are of, in its pricing's order: its seats, then one item per place of each
+ * area, `<area>.<n>` (n from 1; no seat id has a '.'), so a line of a place names its area.
+ */
+export function pricedItems(hold: {
+  seatIds: readonly string[];
+  places?: readonly { area: string; quantity: number }[];
+}): string[] {
+  return [...hold.seatIds, ...(hold.places ?? []).flatMap((p) => placeItems(p.area, p.quantity))];
+}
+
+/** The priced items of `quantity` places of `area`: `<area>.1` .. `<area>.<quantity>`. */
+export function placeItems(area: string, quantity: number): string[] {
+  return Array.from({ length: quantity }, (_, i) => `${area}.${i + 1}`);
+}
+
+/** An event's seats and areas, as the catalogue gives them. */
+type EventSeats = NonNullable<Awaited<ReturnType<CatalogueService['seatsOf']>>>;
+
+/** The category of a priced item: a seat's, or a place's area's. */
+function categoryIn(seats: EventSeats, item: string): string {
+  const seat = seats.get(item);
+  return seat ? seat.category : seats.areas.get(item.slice(0, item.lastIndexOf('.')))!.category;
 }
 
 /**

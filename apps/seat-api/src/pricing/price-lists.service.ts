@@ -137,6 +137,10 @@ export class PriceLists {
     for (const s of seats.values()) {
       layout.add(s.category);
     }
+    // general-admission places are priced by their area's category, as seats by theirs
+    for (const a of seats.areas.values()) {
+      layout.add(a.category);
+    }
     refuseMistakes(dto, layout);
     const categories = dto.categories.map((c) => ({
       key: c.key,

@@ -20,6 +20,8 @@ export interface BookingCancelledData {
   userId: string;
   /** The seats made available again by this cancellation (a seat Redis no longer had as booked is left out). */
   seatIds: string[];
+  /** The places of general-admission areas it had booked, now free again; absent when it had none. */
+  places?: { area: string; quantity: number }[];
 }
 
 /**

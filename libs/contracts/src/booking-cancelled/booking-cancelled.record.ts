@@ -12,5 +12,7 @@ export const BOOKING_CANCELLED_RECORD_FIELDS = {
   orderId: 'orderId',
   userId: 'userId',
   seatIds: 'seatIds',
+  // its places of general-admission areas, "<area>:<quantity>" joined by ',' (absent: none)
+  places: 'places',
   cancelledAt: 'cancelledAt',
 } as const;

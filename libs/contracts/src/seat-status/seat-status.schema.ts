@@ -159,7 +159,7 @@ export const SEAT_STATUS_SCHEMAS: Record<SeatStatusType, Schema> = {
     BOOKING_CANCELLED_TYPE,
     'Booking cancelled',
     'Staff cancelled a booking; its seats are free again. id: the booking id.',
-    { eventId: text, bookingId: text, holdId: text, orderId: text, userId: text, seatIds },
+    { eventId: text, bookingId: text, holdId: text, orderId: text, userId: text, seatIds, places },
     ['eventId', 'bookingId', 'holdId', 'orderId', 'userId', 'seatIds'],
   ),
   [WAITLIST_OFFER_MADE_TYPE]: cloudEvent(

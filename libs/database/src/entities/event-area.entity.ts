@@ -7,6 +7,7 @@ import { EventEntity } from './event.entity';
  */
 @Entity({ name: 'event_areas' })
 @Check('event_areas_capacity_check', 'capacity BETWEEN 1 AND 100000')
+@Check('event_areas_blocked_check', 'blocked BETWEEN 0 AND capacity')
 export class EventAreaEntity {
   /** Deleting an event deletes its areas. */
   @PrimaryColumn('uuid', { name: 'event_id', primaryKeyConstraintName: 'event_areas_pkey' })
@@ -21,6 +22,10 @@ export class EventAreaEntity {
 
   @Column('integer')
   capacity!: number;
+
+  /** Places box office took off sale (changed by audited staff actions alone). */
+  @Column('integer', { default: 0 })
+  blocked!: number;
 
   /** The area's place among the layout's sections as posted (0 first). */
   @Column('integer')

@@ -13,6 +13,7 @@ import { WaitlistSkips1764700000000 } from './1764700000000-waitlist-skips';
 import { WaitlistOfferAsks1764710000000 } from './1764710000000-waitlist-offer-asks';
 import { Pricing1764800000000 } from './1764800000000-pricing';
 import { Areas1764900000000 } from './1764900000000-areas';
+import { AreaBlocks1764910000000 } from './1764910000000-area-blocks';
 
 /** Listed explicitly (not globbed) so the compiled app and jest load the same set. */
 export const ALL_MIGRATIONS = [
@@ -31,4 +32,5 @@ export const ALL_MIGRATIONS = [
   WaitlistOfferAsks1764710000000,
   Pricing1764800000000,
   Areas1764900000000,
+  AreaBlocks1764910000000,
 ];

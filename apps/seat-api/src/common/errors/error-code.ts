@@ -68,6 +68,8 @@ export enum ErrorCode {
   BOOKING_CANCELLED = 'BOOKING_CANCELLED',
   /** `errors: [{ seatId }]`: seats to unblock that are not blocked. */
   SEAT_NOT_BLOCKED = 'SEAT_NOT_BLOCKED',
+  /** `errors: [{ area }]`: an unblock of more places than the area has blocked. */
+  PLACES_NOT_BLOCKED = 'PLACES_NOT_BLOCKED',
   // ---- waiting list
   /** No waiting-list entry of that id is the caller's. */
   WAITLIST_ENTRY_NOT_FOUND = 'WAITLIST_ENTRY_NOT_FOUND',

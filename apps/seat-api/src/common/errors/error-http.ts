@@ -58,6 +58,7 @@ export const HTTP_ANSWERS: Readonly<Record<ErrorCode, HttpAnswer>> = {
   [ErrorCode.BOOKING_NOT_FOUND]: { status: 404 },
   [ErrorCode.BOOKING_CANCELLED]: { status: 409 },
   [ErrorCode.SEAT_NOT_BLOCKED]: { status: 409 },
+  [ErrorCode.PLACES_NOT_BLOCKED]: { status: 409 },
   [ErrorCode.WAITLIST_ENTRY_NOT_FOUND]: { status: 404 },
   [ErrorCode.WAITLIST_ENTRY_EXISTS]: { status: 409 },
   [ErrorCode.QUEUE_NOT_FOUND]: { status: 404 },

@@ -23,9 +23,23 @@ for _, s in ipairs(ARG.seatIds) do
 end
 if not fence_ok(highest, token) then return { 'STALE_FENCING_TOKEN' } end
 if #freed > 0 then set_seats(freed, 'F', '', 0, token) end
+-- its places of general-admission areas (ARG.places "AREA:quantity,...", '' for none) go from booked back
+-- to free (places.lua); PostgreSQL's booking counts in the area's booked places until this step
+local sold = { pl = {} }
+for area, q in string.gmatch(ARG.places, '([^:,]+):(%d+)') do
+  sold.pl[#sold.pl + 1] = area
+  sold.pl[#sold.pl + 1] = tonumber(q)
+end
+places_move(sold, 0, -1)
 local C = BOOKING_CANCELLED_FIELDS
-redis.call('XADD', K_OUTBOX, '*', C.type, BOOKING_CANCELLED_TYPE, C.eventId, EVENT_ID,
-  C.bookingId, ARG.bookingId, C.holdId, ID_PREFIX .. hid, C.orderId, ARG.orderId, C.userId, ARG.userId,
-  C.seatIds, table.concat(freed, ','), C.cancelledAt, NOW)
+if #sold.pl > 0 then
+  redis.call('XADD', K_OUTBOX, '*', C.type, BOOKING_CANCELLED_TYPE, C.eventId, EVENT_ID,
+    C.bookingId, ARG.bookingId, C.holdId, ID_PREFIX .. hid, C.orderId, ARG.orderId, C.userId, ARG.userId,
+    C.seatIds, table.concat(freed, ','), C.places, ARG.places, C.cancelledAt, NOW)
+else
+  redis.call('XADD', K_OUTBOX, '*', C.type, BOOKING_CANCELLED_TYPE, C.eventId, EVENT_ID,
+    C.bookingId, ARG.bookingId, C.holdId, ID_PREFIX .. hid, C.orderId, ARG.orderId, C.userId, ARG.userId,
+    C.seatIds, table.concat(freed, ','), C.cancelledAt, NOW)
+end
 staff_applied()
 return { 'OK', freed }

@@ -287,9 +287,11 @@ export const EVENT_SCRIPTS = {
   staffActionSettle: event('settle-staff-action.lua', ['actionId', 'ledgerTtlMs'], ['staffLedger']),
   seatsBlock: event('block-seats.lua', ['fencingToken', ...STAFF_ACTION, 'seatIds...'], ['staffLedger']),
   seatsUnblock: event('unblock-seats.lua', ['fencingToken', ...STAFF_ACTION, 'seatIds...'], ['staffLedger']),
+  // places of a general-admission area off sale or back on (mode 'block' | 'unblock')
+  placesBlock: event('block-places.lua', ['mode', 'area', 'quantity', ...STAFF_ACTION], ['staffLedger']),
   bookingCancel: event(
     'cancel-booking.lua',
-    ['hid', 'fencingToken', ...STAFF_ACTION, 'bookingId', 'orderId', 'userId', 'seatIds...'],
+    ['hid', 'fencingToken', ...STAFF_ACTION, 'bookingId', 'orderId', 'userId', 'places', 'seatIds...'],
     ['staffLedger'],
   ),
   // the on-sale queue (queue/, queue.lua): staff set it up and steer it as audited actions; shoppers join,

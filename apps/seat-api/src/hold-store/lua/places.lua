@@ -82,16 +82,17 @@ local function places_text(h)
 end
 
 -- Writes the areas this call changed (one HSET) and returns the change log's fields for them:
--- '@<area>' -> "free|held|booked|blocked" (seat ids never start with '@').
+-- '@<area>' -> "capacity|held|booked|blocked", as the hash has it (seat ids never start with '@').
 local function areas_flush()
   if #AREA_ORDER == 0 then return {} end
   local args, fields = {}, {}
   for _, name in ipairs(AREA_ORDER) do
     local a = AREA_NOW[name]
+    local v = a[1] .. '|' .. a[2] .. '|' .. a[3] .. '|' .. a[4]
     args[#args + 1] = name
-    args[#args + 1] = a[1] .. '|' .. a[2] .. '|' .. a[3] .. '|' .. a[4]
+    args[#args + 1] = v
     fields[#fields + 1] = '@' .. name
-    fields[#fields + 1] = area_free(a) .. '|' .. a[2] .. '|' .. a[3] .. '|' .. a[4]
+    fields[#fields + 1] = v
   end
   redis.call('HSET', areas_key(), unpack(args))
   return fields

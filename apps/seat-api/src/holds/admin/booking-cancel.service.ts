@@ -14,7 +14,7 @@ import { HoldStore, StaffHoldStore } from '../../hold-store';
 import { bookingPrice } from '../../pricing/priced-sale';
 import { ConfirmSettlement } from '../confirm/confirm-settlement';
 import { bookingUnavailable, busy, lockLostAsBusy, staleFence } from '../hold-errors';
-import { SEAT_LOCK, SeatLockHost, SeatLockSettings } from '../seat-lock';
+import { lockedSeatsOf, SEAT_LOCK, SeatLockHost, SeatLockSettings } from '../seat-lock';
 import { CancelledBookingView } from './dto/cancelled-booking.view';
 
 /** How long deciding a confirm attempt the cancel meets may wait for PostgreSQL (as force release's). */
@@ -73,7 +73,7 @@ export class BookingCancelService implements SeatLockHost {
     // a booking read CANCELLED is refused under the seats' lock (cancelBookingRow): a cancel left PENDING
     // by a request that failed is decided there first, and may turn out given up, the booking CONFIRMED
     try {
-      await this.lockedCancel(eventId, [...booking.seatIds].sort(), booking, actor, reason);
+      await this.lockedCancel(eventId, lockedSeatsOf(booking), booking, actor, reason);
     } catch (e) {
       throw lockLostAsBusy(e);
     }
@@ -84,6 +84,7 @@ export class BookingCancelService implements SeatLockHost {
       orderId: booking.orderId!,
       eventId,
       seatIds: booking.seatIds,
+      ...(booking.places ? { places: booking.places } : {}),
       status: 'CANCELLED',
       userId: booking.userId,
       bookedAt: booking.createdAt.toISOString(),
@@ -122,6 +123,7 @@ export class BookingCancelService implements SeatLockHost {
         orderId: booking.orderId,
         customer: booking.userId,
         seatIds: booking.seatIds,
+        ...(booking.places ? { places: booking.places } : {}),
         // the amount it was sold for, as the cancel answers it (none for an unpriced booking)
         ...(booking.total === null ? {} : { total: booking.total, currency: booking.currency }),
       },
@@ -137,6 +139,7 @@ export class BookingCancelService implements SeatLockHost {
           orderId: booking.orderId!,
           userId: booking.userId,
           seatIds: booking.seatIds,
+          places: booking.places ?? [],
           fencingToken: lock.fencingToken,
           action,
         });

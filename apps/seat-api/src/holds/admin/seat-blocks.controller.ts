@@ -6,7 +6,13 @@ import { Role } from '../../auth/roles';
 import { ApiErrors } from '../../common/api-errors.decorator';
 import { ErrorCode } from '../../common/errors/error-code';
 import { eventIdPipe } from '../../common/pipes/event-id.pipe';
-import { BlockedSeatsView, SeatBlockDto, SeatBlockView } from './dto/seat-block.dto';
+import {
+  BlockedSeatsView,
+  PlaceBlockDto,
+  PlaceBlockView,
+  SeatBlockDto,
+  SeatBlockView,
+} from './dto/seat-block.dto';
 import { SeatBlocksService } from './seat-blocks.service';
 
 const CHANGE_ERRORS = [
@@ -56,6 +62,42 @@ export class SeatBlocksController {
     @CurrentUser() user: AuthUser,
   ): Promise<SeatBlockView> {
     return this.blocks.block(user, eventId, dto.seatIds, dto.reason);
+  }
+
+  @Post(':eventId/places/block')
+  @HttpCode(200)
+  @Roles(Role.ADMIN)
+  @ApiOperation({
+    summary:
+      'Take places of a general-admission area off sale, with a reason: its sellable capacity goes down (admin)',
+    description:
+      'free places only (409 SOLD_OUT naming what is free otherwise); the block and its audit entry are made in one step',
+  })
+  @ApiResponse({ status: 200, type: PlaceBlockView })
+  @ApiErrors(ErrorCode.SOLD_OUT, ErrorCode.AREA_NOT_FOUND, ...CHANGE_ERRORS)
+  blockPlaces(
+    @Param('eventId', eventIdPipe) eventId: string,
+    @Body() dto: PlaceBlockDto,
+    @CurrentUser() user: AuthUser,
+  ): Promise<PlaceBlockView> {
+    return this.blocks.blockPlaces(user, eventId, dto.area, dto.quantity, dto.reason, true);
+  }
+
+  @Post(':eventId/places/unblock')
+  @HttpCode(200)
+  @Roles(Role.ADMIN)
+  @ApiOperation({
+    summary: 'Put blocked places of a general-admission area back on sale, with a reason (admin)',
+    description: 'more than are blocked answers 409 PLACES_NOT_BLOCKED and nothing changes',
+  })
+  @ApiResponse({ status: 200, type: PlaceBlockView })
+  @ApiErrors(ErrorCode.PLACES_NOT_BLOCKED, ErrorCode.AREA_NOT_FOUND, ...CHANGE_ERRORS)
+  unblockPlaces(
+    @Param('eventId', eventIdPipe) eventId: string,
+    @Body() dto: PlaceBlockDto,
+    @CurrentUser() user: AuthUser,
+  ): Promise<PlaceBlockView> {
+    return this.blocks.blockPlaces(user, eventId, dto.area, dto.quantity, dto.reason, false);
   }
 
   @Post(':eventId/seats/unblock')

@@ -5,15 +5,15 @@ import { currentLock, DistributedLock } from '@app/distributed-lock';
 import { SeatBlockEntity } from '@app/database';
 import { AuditAction } from '../../audit/audit-action';
 import { ActionRefused, AuditedActions } from '../../audit/audited-actions';
-import { blockSeatRows, unblockSeatRows } from '../../audit/prepared-changes';
+import { blockAreaPlaces, blockSeatRows, unblockSeatRows } from '../../audit/prepared-changes';
 import { AuthUser } from '../../auth/auth-user';
 import { CatalogueService } from '../../catalogue/catalogue.service';
 import { DomainError } from '../../common/errors/domain-error';
 import { ErrorCode } from '../../common/errors/error-code';
 import { StaffHoldStore } from '../../hold-store';
-import { busy, lockLostAsBusy, seatsNotFound, staleFence } from '../hold-errors';
+import { areasNotFound, busy, lockLostAsBusy, seatsNotFound, soldOut, staleFence } from '../hold-errors';
 import { SEAT_LOCK, SeatLockHost, SeatLockSettings } from '../seat-lock';
-import { BlockedSeatsView, SeatBlockView } from './dto/seat-block.dto';
+import { BlockedSeatsView, PlaceBlockView, SeatBlockView } from './dto/seat-block.dto';
 
 const givenUp = () => busy('The change took too long and was given up; nothing was done. Try again');
 
@@ -51,6 +51,85 @@ export class SeatBlocksService implements SeatLockHost {
     await this.locked(eventId, sorted, actor, reason, false);
     this.logger.log({ msg: 'seats unblocked', eventId, seats: sorted.length, actor: actor.id });
     return { eventId, seatIds: sorted, status: 'AVAILABLE' };
+  }
+
+  /**
+   * Takes `quantity` places of general-admission area `area` off sale (`block`) or puts them back, with a
+   * reason, as one audited action: event_areas.blocked changes with its PENDING entry, the area's count in
+   * Redis with its mark (block-places.lua). Under a lock of the area's own (`@<area>`), so two changes of
+   * one area's blocks run one at a time; holds of places take no lock, the Lua step decides.
+   */
+  async blockPlaces(
+    actor: AuthUser,
+    eventId: string,
+    area: string,
+    quantity: number,
+    reason: string,
+    block: boolean,
+  ): Promise<PlaceBlockView> {
+    const seats = await this.catalogue.requireSeats(eventId);
+    if (!seats.areas.has(area)) {
+      throw areasNotFound([area]);
+    }
+    await this.audited.settle(eventId);
+    try {
+      await this.lockedPlaces(eventId, [`@${area}`], area, quantity, actor, reason, block);
+    } catch (e) {
+      throw lockLostAsBusy(e);
+    }
+    this.logger.log({
+      msg: block ? 'places blocked' : 'places unblocked',
+      eventId,
+      area,
+      quantity,
+      actor: actor.id,
+    });
+    return { eventId, area, quantity, status: block ? 'BLOCKED' : 'AVAILABLE' };
+  }
+
+  @DistributedLock(SEAT_LOCK)
+  private async lockedPlaces(
+    eventId: string,
+    lockKeys: string[],
+    area: string,
+    quantity: number,
+    actor: AuthUser,
+    reason: string,
+    block: boolean,
+  ): Promise<void> {
+    const lock = currentLock(); // here, before any await (see currentLock)
+    const record = {
+      eventId,
+      actor: actor.id,
+      action: block ? AuditAction.PLACES_BLOCK : AuditAction.PLACES_UNBLOCK,
+      target: area,
+      reason,
+      // seatIds: the area's lock key, by which a PENDING entry of it is found under that lock
+      detail: { area, quantity, seatIds: lockKeys },
+    };
+    await this.audited.run(
+      record,
+      async (_id, action) => {
+        lock.assertValid();
+        const r = await this.staff.blockPlaces({ eventId, area, quantity, block, action });
+        if (r.ok) {
+          return;
+        }
+        switch (r.error) {
+          case 'SOLD_OUT':
+            throw new ActionRefused(soldOut([{ area, free: r.count }]));
+          case 'NOT_BLOCKED':
+            throw new ActionRefused(
+              new DomainError(ErrorCode.PLACES_NOT_BLOCKED, `Area ${area} has ${r.count} place(s) blocked`, {
+                details: [{ area, blocked: r.count }],
+              }),
+            );
+          case 'ACTION_CANCELLED':
+            throw new ActionRefused(givenUp());
+        }
+      },
+      blockAreaPlaces(eventId, area, block ? quantity : -quantity, lockKeys[0]),
+    );
   }
 
   /** The event's blocked seats, with why and by whom (staff only: the public map never says). */

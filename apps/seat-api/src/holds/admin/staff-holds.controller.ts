@@ -64,7 +64,8 @@ export class StaffHoldsController {
     @Body() dto: HoldOnBehalfDto,
     @CurrentUser() user: AuthUser,
   ): Promise<HoldView> {
-    return this.staff.holdFor(user, eventId, dto.customerId, dto.seatIds, dto.ttlSeconds);
+    const places = (dto.places ?? []).map(({ area, quantity }) => ({ area, quantity }));
+    return this.staff.holdFor(user, eventId, dto.customerId, dto.seatIds ?? [], dto.ttlSeconds, places);
   }
 
   @Post('holds/:holdId/force-release')

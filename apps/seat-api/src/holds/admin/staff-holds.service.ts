@@ -4,7 +4,7 @@ import { AuditAction } from '../../audit/audit-action';
 import { ActionRefused, AuditedActions } from '../../audit/audited-actions';
 import { AuthUser } from '../../auth/auth-user';
 import { CatalogueService } from '../../catalogue/catalogue.service';
-import { HoldCursor, HoldRecord, HoldStore, StaffAction, StaffHoldStore } from '../../hold-store';
+import { HoldCursor, HoldRecord, HoldStore, PlaceCount, StaffAction, StaffHoldStore } from '../../hold-store';
 import { ConfirmSettlement } from '../confirm/confirm-settlement';
 import {
   bookingUnavailable,
@@ -73,9 +73,10 @@ export class StaffHoldsService implements SeatLockHost {
     customerId: string,
     seatIds: string[],
     ttlSeconds?: number,
+    places: PlaceCount[] = [],
   ): Promise<HoldView> {
     const customer: AuthUser = { id: customerId, roles: [] };
-    const held = await this.holds.hold(customer, eventId, { seatIds }, ttlSeconds, {
+    const held = await this.holds.hold(customer, eventId, { seatIds, places }, ttlSeconds, {
       staff: (holdId, create) =>
         this.audited.run(
           {
@@ -83,7 +84,11 @@ export class StaffHoldsService implements SeatLockHost {
             actor: actor.id,
             action: AuditAction.HOLD_ON_BEHALF,
             target: holdId,
-            detail: { customerId, seatIds: [...seatIds].sort() },
+            detail: {
+              customerId,
+              seatIds: [...seatIds].sort(),
+              ...(places.length > 0 ? { places } : {}),
+            },
           },
           create,
         ),

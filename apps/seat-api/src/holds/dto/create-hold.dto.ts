@@ -89,7 +89,10 @@ const TicketTypeCounts = () =>
     name: 'ticketTypeCounts',
     validator: {
       validate: (value: unknown, args) => {
-        const want = (args?.object as CreateHoldDto).bestAvailable;
+        const dto = args?.object as CreateHoldDto;
+        // with places (and no bestAvailable), the counts are of the places
+        const want =
+          dto.bestAvailable ?? (Array.isArray(dto.places) ? { quantity: placesIn(dto.places) } : undefined);
         if (typeof value !== 'object' || value === null || Array.isArray(value) || !want) {
           return false;
         }
@@ -101,7 +104,7 @@ const TicketTypeCounts = () =>
         );
       },
       defaultMessage: () =>
-        `ticketTypes goes with bestAvailable: { <ticket type>: count, ... }, counts adding up to its quantity; each type ${TICKET_TYPE_KEY_RULE}`,
+        `ticketTypes goes with bestAvailable or places: { <ticket type>: count, ... }, counts adding up to its quantity (or the places' quantities); each type ${TICKET_TYPE_KEY_RULE}`,
     },
   });
 
@@ -121,6 +124,14 @@ export class SeatLineDto {
   ticketType?: string;
 }
 
+/** How many places a list of places asks for (entries that are not places count 0: refused elsewhere). */
+function placesIn(places: unknown[]): number {
+  return places.reduce<number>((n, p) => {
+    const q = (p as { quantity?: unknown } | null)?.quantity;
+    return n + (typeof q === 'number' ? q : 0);
+  }, 0);
+}
+
 /** Most places of one area a hold may ask for. */
 const MAX_PLACES_PER_AREA = 10;
 
@@ -137,9 +148,21 @@ export class PlacesDto {
   quantity!: number;
 }
 
+/** The checks of `places`, in every body that holds places (this one, HoldOnBehalfDto). */
+export const PlacesChecks = () =>
+  applyDecorators(
+    IsArray(),
+    ArrayMinSize(1),
+    ArrayMaxSize(100),
+    DistinctAreas(),
+    IsObject({ each: true }),
+    ValidateNested({ each: true }),
+    Type(() => PlacesDto),
+  );
+
 /** No two entries of `places` name one area. */
-const DistinctAreas = () =>
-  ValidateBy({
+function DistinctAreas() {
+  return ValidateBy({
     name: 'distinctAreas',
     validator: {
       validate: (value: unknown) =>
@@ -147,6 +170,7 @@ const DistinctAreas = () =>
       defaultMessage: () => 'places must not repeat an area',
     },
   });
+}
 
 /** No two lines of `seats` name one seat. */
 const DistinctSeats = () =>
@@ -204,13 +228,7 @@ export class CreateHoldDto {
   })
   @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
   @OnlyOneOfTheSeatForms()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(100)
-  @DistinctAreas()
-  @IsObject({ each: true })
-  @ValidateNested({ each: true })
-  @Type(() => PlacesDto)
+  @PlacesChecks()
   places?: PlacesDto[];
 
   @ApiPropertyOptional({

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { eventPollers } from '../seat-map.metrics';
-import { changesEvent, snapshotFrame } from '../snapshot/seat-map-render';
+import { areasEvent, changesEvent, snapshotFrame } from '../snapshot/seat-map-render';
 import type { SeatListTemplate } from '../snapshot/seat-list-template';
 import { SnapshotSync } from '../snapshot/snapshot-sync';
 import { SSE_PING, SseClient } from './sse-client';
@@ -101,11 +101,19 @@ export class EventFeed {
     }
     const snap = this.sync.snapshot;
     let shared: string | undefined;
+    // the general-admission areas that changed since the last batch: one small frame for every client
+    // (a client behind gets the areas as they are now, with what it is owed, once it has caught up)
+    const changedAreas = snap.takeChangedAreas();
+    const areas = changedAreas.length > 0 ? areasEvent(snap, changedAreas) : undefined;
     for (const client of this.clients) {
       if (!client.ready) {
         client.owe(this.pending);
+        if (areas) {
+          client.oweAreas();
+        }
         continue;
       }
+      const owesAreas = client.takeOwedAreas();
       const owes = client.owes;
       if (owes === 'snapshot') {
         client.sendSnapshot(snapshotFrame(snap, this.template));
@@ -116,6 +124,13 @@ export class EventFeed {
       } else if (this.pending.size > 0) {
         shared ??= changesEvent(snap, this.pending);
         client.send(shared);
+      }
+      if (owes !== 'snapshot') {
+        if (owesAreas && snap.areas().length > 0) {
+          client.send(areasEvent(snap, snap.areas()));
+        } else if (areas) {
+          client.send(areas);
+        }
       }
     }
     this.pending.clear();

@@ -34,6 +34,7 @@ export class SseClient implements Stalled {
   /** Seats changed since what this client was sent, while it could not take them. */
   private readonly owed = new Set<number>();
   private owesSnapshot = false;
+  private owedAreas = false;
 
   constructor(
     private readonly res: ServerResponse,
@@ -90,6 +91,18 @@ export class SseClient implements Stalled {
       this.owesSnapshot = true;
       this.owed.clear();
     }
+  }
+
+  /** An area changed while the client could not take it: it gets every area once it can. */
+  oweAreas(): void {
+    this.owedAreas = true;
+  }
+
+  /** Whether the client is owed the areas, cleared: the caller sends them now. */
+  takeOwedAreas(): boolean {
+    const owed = this.owedAreas;
+    this.owedAreas = false;
+    return owed;
   }
 
   /** The client needs a new snapshot (its view may be wrong): sent when it is ready. */

@@ -11,6 +11,16 @@ const AVAILABLE = 0;
 const HELD = 1;
 const BOOKED = 2;
 
+/** A general-admission area's places at the snapshot's version (the log's '@<area>' fields). */
+export interface AreaCounts {
+  name: string;
+  capacity: number;
+  free: number;
+  held: number;
+  booked: number;
+  blocked: number;
+}
+
 export interface SeatCounts {
   total: number;
   available: number;
@@ -46,6 +56,10 @@ export class EventSnapshot {
   private readonly heap = new ExpiryHeap();
   private readonly lapsed = new Set<number>();
   readonly recent = new RecentChanges();
+  /** The event's general-admission areas, by name, in the layout's order once known. */
+  private readonly areaCounts = new Map<string, AreaCounts>();
+  /** Areas changed since the stream last took them (takeChangedAreas). */
+  private readonly changedAreas = new Set<string>();
   /** Rendered bodies of this version (see seat-map-render.ts), dropped on any change. */
   private rendered = new Map<string, Buffer>();
   private renderedBytes = 0;
@@ -66,6 +80,10 @@ export class EventSnapshot {
 
   /** During a build: a seat as one scan chunk or log entry has it. Statuses follow in finishBuild(). */
   loadSeat(seatId: string, code: SeatCode): void {
+    if (seatId.startsWith('@')) {
+      this.setArea(seatId.slice(1), code);
+      return;
+    }
     const p = this.layout.positionOf(seatId);
     if (p !== undefined) {
       this.setRaw(p, code);
@@ -88,6 +106,8 @@ export class EventSnapshot {
       }
     }
     this.recent.reset(version);
+    // a stream starts with a snapshot, which carries every area
+    this.changedAreas.clear();
   }
 
   /**
@@ -100,6 +120,10 @@ export class EventSnapshot {
     for (const entry of entries) {
       const positions: number[] = [];
       for (let i = 0; i < entry.seats.length; i += 2) {
+        if (entry.seats[i].startsWith('@')) {
+          this.setArea(entry.seats[i].slice(1), entry.seats[i + 1]);
+          continue;
+        }
         const p = this.layout.positionOf(entry.seats[i]);
         if (p !== undefined) {
           this.setSeat(p, entry.seats[i + 1]);
@@ -131,6 +155,29 @@ export class EventSnapshot {
 
   statusAt(position: number): SeatStatus {
     return STATUS[this.shown[position]];
+  }
+
+  /** The general-admission areas, in the layout's order ([] when it has none). */
+  areas(): AreaCounts[] {
+    return [...this.areaCounts.values()];
+  }
+
+  /** The areas changed since the last call (for the stream's `areas` events), and forgets them. */
+  takeChangedAreas(): AreaCounts[] {
+    const changed = [...this.changedAreas].map((name) => this.areaCounts.get(name)!);
+    this.changedAreas.clear();
+    return changed;
+  }
+
+  /** A log field of an area: "capacity|held|booked|blocked" (hold-store/lua/places.lua). */
+  private setArea(name: string, value: string): void {
+    const [capacity, held, booked, blocked] = value.split('|').map(Number);
+    if (![capacity, held, booked, blocked].every(Number.isFinite)) {
+      return;
+    }
+    const free = Math.max(0, capacity - held - booked - blocked);
+    this.areaCounts.set(name, { name, capacity, free, held, booked, blocked });
+    this.changedAreas.add(name);
   }
 
   counts(section?: number): SeatCounts {

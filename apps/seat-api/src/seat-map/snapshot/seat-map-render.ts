@@ -1,4 +1,4 @@
-import { EventSnapshot } from './event-snapshot';
+import { AreaCounts, EventSnapshot } from './event-snapshot';
 import { SeatListTemplate } from './seat-list-template';
 import { SnapshotFrame } from './snapshot-frame';
 
@@ -18,10 +18,12 @@ export function renderSeatMap(snap: EventSnapshot, template: SeatListTemplate, s
     if (section !== undefined && !template.hasSection(section)) {
       return renderSectionByObjects(snap, section);
     }
-    const head = JSON.stringify({ eventId, version: snap.version, counts: snap.counts(section) }).slice(
-      0,
-      -1,
-    );
+    const head = JSON.stringify({
+      eventId,
+      version: snap.version,
+      counts: snap.counts(section),
+      ...areasOf(snap, section),
+    }).slice(0, -1);
     return template.render(`${head},"seats":`, snap.shownStatuses, '}', section);
   };
   return section === undefined ? snap.rendering('map', render) : render();
@@ -35,7 +37,21 @@ function renderSectionByObjects(snap: EventSnapshot, section: number): Buffer {
   const { layout, eventId } = snap;
   const positions = layout.sectionSeats[section];
   const seats = Array.from(positions, (p) => ({ eventId, ...layout.seats[p], status: snap.statusAt(p) }));
-  return Buffer.from(JSON.stringify({ eventId, version: snap.version, counts: snap.counts(section), seats }));
+  return Buffer.from(
+    JSON.stringify({
+      eventId,
+      version: snap.version,
+      counts: snap.counts(section),
+      ...areasOf(snap, section),
+      seats,
+    }),
+  );
+}
+
+/** The map's general-admission areas, when it has any and the body is the whole map. */
+export function areasOf(snap: EventSnapshot, section?: number): { areas?: AreaCounts[] } {
+  const areas = snap.areas();
+  return section === undefined && areas.length > 0 ? { areas } : {};
 }
 
 /**
@@ -60,7 +76,15 @@ export function changesEvent(snap: EventSnapshot, positions: Iterable<number>): 
   );
 }
 
+/**
+ * An `areas` event: the general-admission areas that changed, each with its places now (one small frame,
+ * whatever an area's capacity).
+ */
+export function areasEvent(snap: EventSnapshot, areas: AreaCounts[]): string {
+  return sseEvent('areas', snap.streamId, JSON.stringify({ version: snap.version, areas }));
+}
+
 /** One Server-Sent Event; `data` is one line of JSON (JSON.stringify never writes a raw newline). */
-function sseEvent(event: 'changes', id: string, data: string): string {
+function sseEvent(event: 'changes' | 'areas', id: string, data: string): string {
   return `event: ${event}\nid: ${id}\ndata: ${data}\n\n`;
 }

@@ -12,6 +12,8 @@ export interface FramedSnapshot {
   readonly shownStatuses: Uint8Array;
   /** The counts of the whole map, written into the event as they are. */
   counts(): unknown;
+  /** The general-admission areas, written in as they are (left out when there are none). */
+  areas(): unknown[];
 }
 
 /**
@@ -34,7 +36,13 @@ export class SnapshotFrame {
     private readonly template: SeatListTemplate,
   ) {
     this.version = snap.version;
-    const head = JSON.stringify({ eventId: snap.eventId, version: snap.version, counts: snap.counts() });
+    const areas = snap.areas();
+    const head = JSON.stringify({
+      eventId: snap.eventId,
+      version: snap.version,
+      counts: snap.counts(),
+      ...(areas.length > 0 ? { areas } : {}),
+    });
     this.head = Buffer.from(`event: snapshot\nid: ${snap.streamId}\ndata: ${head.slice(0, -1)},"seats":`);
     this.shown = snap.shownStatuses.slice();
     this.length = this.head.length + template.listLength + this.tail.length;

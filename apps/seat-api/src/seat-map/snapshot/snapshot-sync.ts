@@ -222,6 +222,10 @@ async function buildSnapshot(
   for (let attempt = 1; attempt <= BUILD_ATTEMPTS; attempt++) {
     const snap = new EventSnapshot(eventId, layout);
     const head = await log.head(eventId);
+    // the general-admission areas at the head's version; the entries after it carry their later counts
+    for (let i = 0; i + 1 < head.areas.length; i += 2) {
+      snap.loadSeat(`@${head.areas[i]}`, head.areas[i + 1]);
+    }
     let cursor = '0';
     do {
       const page = await log.scan(

@@ -1,4 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { PlacesView } from '../../hold.view';
 import { PricedCartView } from '../../../pricing/dto/priced-cart.view';
 
 /**
@@ -11,6 +12,11 @@ export class CancelledBookingView extends PricedCartView {
   @ApiProperty() orderId!: string;
   @ApiProperty({ format: 'uuid' }) eventId!: string;
   @ApiProperty({ type: [String], description: 'the seats it had, available again' }) seatIds!: string[];
+  @ApiPropertyOptional({
+    type: [PlacesView],
+    description: 'the places of general-admission areas it had, free again; absent when none',
+  })
+  places?: PlacesView[];
   @ApiProperty({ enum: ['CANCELLED'] }) status!: 'CANCELLED';
   @ApiProperty({ description: 'the customer whose booking it was' }) userId!: string;
   @ApiProperty({ format: 'date-time' }) bookedAt!: string;

@@ -1,7 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Matches } from 'class-validator';
+import { Matches, ValidateIf } from 'class-validator';
 import { USER_ID } from '../../../auth/jwt-auth.guard';
 import {
+  PlacesChecks,
+  PlacesDto,
   SEAT_IDS_SCHEMA,
   SeatIdsChecks,
   TTL_SECONDS_SCHEMA,
@@ -22,9 +24,24 @@ export class HoldOnBehalfDto {
   @Matches(USER_ID, { message: 'customerId must be 1-128 chars of letters, digits, . _ @ : -' })
   customerId!: string;
 
-  @ApiProperty({ ...SEAT_IDS_SCHEMA, example: ['HALL-A-1', 'HALL-A-2'], description: 'held all or none' })
+  @ApiPropertyOptional({
+    ...SEAT_IDS_SCHEMA,
+    example: ['HALL-A-1', 'HALL-A-2'],
+    description: 'held all or none (with the places, if any); required unless places are given',
+  })
+  @ValidateIf((dto: HoldOnBehalfDto) => dto.seatIds !== undefined || dto.places === undefined)
   @SeatIdsChecks()
-  seatIds!: string[];
+  seatIds?: string[];
+
+  @ApiPropertyOptional({
+    type: [PlacesDto],
+    minItems: 1,
+    maxItems: 100,
+    description: 'places of general-admission areas, 1-10 per area, beside or instead of seatIds',
+  })
+  @ValidateIf((_dto: unknown, value: unknown) => value !== undefined)
+  @PlacesChecks()
+  places?: PlacesDto[];
 
   @ApiPropertyOptional({ ...TTL_SECONDS_SCHEMA, description: "hold length; default the event's" })
   @TtlSecondsChecks()
