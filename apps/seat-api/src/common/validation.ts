@@ -117,7 +117,8 @@ const validBodyShortcuts = new Map<Function, ValidBodyCheck>();
  * accepts becomes an instance of `dto` with its fields, as plainToInstance would make it, without the
  * walk over the decorators' metadata (what that saves a hold: docs/adr/0008-hold-path-shortcuts.md).
  * `isValid` must accept only plain bodies class-validator accepts with the pipe's options (only known
- * fields, nothing nested but arrays of primitives): a spec next to the DTO compares the two. Every body it
+ * fields, nothing nested but arrays of primitives or of plain objects with only known fields): a spec next
+ * to the DTO compares the two. Every body it
  * does not accept goes the full way, so each refusal keeps its exact error answer.
  */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -141,8 +142,8 @@ class EdgeValidationPipe extends ValidationPipe {
     }
     const isValid = isBody && metadata.metatype && validBodyShortcuts.get(metadata.metatype);
     const shortcut = isValid && isValid(value);
-    // the whole walk for a body the shortcut did not take (a shortcut's body has only known fields and
-    // nothing nested but arrays: a NUL is all it can still hold); else only when a NUL is there to name
+    // the whole walk for a body the shortcut did not take (a shortcut's body has only known fields, also in
+    // what it nests: a NUL is all it can still hold); else only when a NUL is there to name
     if ((isBody && !shortcut) || containsNul(value)) {
       const refused = refusedFields(value, isBody, metadata.data ?? (isBody ? 'body' : type));
       if (refused.length > 0) {

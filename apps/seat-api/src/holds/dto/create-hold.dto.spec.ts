@@ -48,10 +48,34 @@ function* bodies(): Generator<unknown> {
     rnd(2) === 0
       ? [undefined, 1, 300, 86400][rnd(4)]
       : [undefined, 0, 86401, 1.5, -1, '300', null, true, [300]][rnd(9)];
-  for (let i = 0; i < 1500; i++) {
+  const areas = ['FLOOR', 'PIT', 'F_1-b', 'x'.repeat(12)];
+  // a line of `places`: mostly good, else each way one can be wrong
+  const line = () =>
+    rnd(6) > 0
+      ? { area: areas[rnd(areas.length)], quantity: 1 + rnd(10) }
+      : [
+          { area: 'FLOOR', quantity: 0 },
+          { area: 'FLOOR', quantity: 11 },
+          { area: 'FLOOR', quantity: 1.5 },
+          { area: 'FLOOR', quantity: '2' },
+          { area: 'x'.repeat(13), quantity: 1 },
+          { area: 'A.B', quantity: 1 },
+          { area: 'FLOOR' },
+          { area: 'FLOOR', quantity: 1, extra: 1 },
+          { area: 'FLOOR', quantity: 1, constructor: 1 },
+          JSON.parse('{"area":"FLOOR","quantity":1,"__proto__":{"x":1}}'),
+          'FLOOR',
+          null,
+          [{ area: 'FLOOR', quantity: 1 }],
+        ][rnd(13)];
+  for (let i = 0; i < 3000; i++) {
     const seatIds =
       rnd(10) === 0 ? [undefined, 'S-R1-1', null, {}, 5][rnd(5)] : Array.from({ length: rnd(6) }, seat);
-    const b: Record<string, unknown> = { seatIds };
+    const b: Record<string, unknown> = rnd(3) === 0 && seatIds !== undefined ? {} : { seatIds };
+    if (rnd(2) === 0) {
+      b.places =
+        rnd(10) === 0 ? [undefined, [], 'FLOOR', {}, 3][rnd(5)] : Array.from({ length: 1 + rnd(3) }, line);
+    }
     const t = ttl();
     if (t !== undefined) {
       b.ttlSeconds = t;
@@ -64,6 +88,14 @@ function* bodies(): Generator<unknown> {
   yield { seatIds: Array.from({ length: 1000 }, (_, i) => `S-${i}`) };
   yield { seatIds: Array.from({ length: 1001 }, (_, i) => `S-${i}`) };
   yield { seatIds: [...Array.from({ length: 40 }, (_, i) => `S-${i}`), 'S-3'] };
+  yield { places: Array.from({ length: 100 }, (_, i) => ({ area: `A${i}`, quantity: 1 })) };
+  yield { places: Array.from({ length: 101 }, (_, i) => ({ area: `A${i}`, quantity: 1 })) };
+  yield {
+    places: [
+      { area: 'FLOOR', quantity: 1 },
+      { area: 'FLOOR', quantity: 2 },
+    ],
+  };
 }
 
 describe('CreateHoldDto: the hand-written check behind the validation shortcut', () => {
@@ -90,5 +122,9 @@ describe('CreateHoldDto: the hand-written check behind the validation shortcut',
       true,
     );
     expect(isValidCreateHold(JSON.parse('{"seatIds":["A-1"],"ttlSeconds":60}'))).toBe(true);
+    expect(isValidCreateHold({ places: [{ area: 'FLOOR', quantity: 2 }] })).toBe(true);
+    expect(
+      isValidCreateHold({ seatIds: ['S-R1-1', 'S-R1-2'], places: [{ area: 'FLOOR', quantity: 2 }] }),
+    ).toBe(true);
   });
 });

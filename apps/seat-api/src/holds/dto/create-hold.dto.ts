@@ -134,11 +134,14 @@ function placesIn(places: unknown[]): number {
 
 /** Most places of one area a hold may ask for. */
 const MAX_PLACES_PER_AREA = 10;
+/** Most areas one hold may name. */
+const MAX_AREAS_PER_HOLD = 100;
+const AREA_NAME = /^[A-Za-z0-9_-]{1,12}$/;
 
 /** How many places of a general-admission area to hold. */
 export class PlacesDto {
   @ApiProperty({ example: 'FLOOR', description: "a general-admission area of the event's layout" })
-  @Matches(/^[A-Za-z0-9_-]{1,12}$/, { message: 'area must be 1-12 letters, digits, _ or -' })
+  @Matches(AREA_NAME, { message: 'area must be 1-12 letters, digits, _ or -' })
   area!: string;
 
   @ApiProperty({ type: 'integer', example: 2, minimum: 1, maximum: MAX_PLACES_PER_AREA })
@@ -153,7 +156,7 @@ export const PlacesChecks = () =>
   applyDecorators(
     IsArray(),
     ArrayMinSize(1),
-    ArrayMaxSize(100),
+    ArrayMaxSize(MAX_AREAS_PER_HOLD),
     DistinctAreas(),
     IsObject({ each: true }),
     ValidateNested({ each: true }),
@@ -222,7 +225,7 @@ export class CreateHoldDto {
   @ApiPropertyOptional({
     type: [PlacesDto],
     minItems: 1,
-    maxItems: 100,
+    maxItems: MAX_AREAS_PER_HOLD,
     description:
       'places of general-admission areas, 1-10 per area, each area once: alone or beside seatIds or seats, all or none with them (409 SOLD_OUT naming what each short area has left)',
   })
@@ -274,17 +277,18 @@ export class CreateHoldDto {
 
 /**
  * The decorators above, hand-written for the bodies they accept (the validation pipe's shortcut, see
- * validBodyShortcut): a plain object with `seatIds` (1 to MAX_SEATS distinct seat ids) and maybe
- * `ttlSeconds` (an integer 1 to MAX_TTL_SECONDS), nothing else. Anything else (a refusal, or an odd body)
- * goes through class-validator. It stays while it saves CPU per hold: docs/adr/0008-hold-path-shortcuts.md.
+ * validBodyShortcut): a plain object with `seatIds` (1 to MAX_SEATS distinct seat ids), `places` (1 to 100
+ * plain `{ area, quantity }`, each area once) or both, and maybe `ttlSeconds` (an integer 1 to
+ * MAX_TTL_SECONDS), nothing else. Anything else (a refusal, or an odd body) goes through class-validator.
+ * It stays while it saves CPU per hold: docs/adr/0008-hold-path-shortcuts.md.
  */
 export function isValidCreateHold(body: unknown): boolean {
-  if (typeof body !== 'object' || body === null || Object.getPrototypeOf(body) !== Object.prototype) {
+  if (!isPlainObject(body)) {
     return false;
   }
-  const { seatIds, ttlSeconds } = body as Record<string, unknown>;
-  const fields = Object.keys(body).length;
-  if (fields !== (ttlSeconds === undefined ? 1 : 2) || !Array.isArray(seatIds)) {
+  const { seatIds, places, ttlSeconds } = body;
+  const given = (seatIds === undefined ? 0 : 1) + (places === undefined ? 0 : 1);
+  if (given === 0 || Object.keys(body).length !== given + (ttlSeconds === undefined ? 0 : 1)) {
     return false;
   }
   if (
@@ -297,7 +301,15 @@ export function isValidCreateHold(body: unknown): boolean {
   ) {
     return false;
   }
-  if (seatIds.length < 1 || seatIds.length > MAX_SEATS) {
+  return (seatIds === undefined || validSeatIds(seatIds)) && (places === undefined || validPlaces(places));
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+function validSeatIds(seatIds: unknown): boolean {
+  if (!Array.isArray(seatIds) || seatIds.length < 1 || seatIds.length > MAX_SEATS) {
     return false;
   }
   for (let i = 0; i < seatIds.length; i++) {
@@ -310,6 +322,31 @@ export function isValidCreateHold(body: unknown): boolean {
   return seatIds.length <= 16
     ? seatIds.every((seat, i) => seatIds.indexOf(seat) === i)
     : new Set(seatIds).size === seatIds.length;
+}
+
+function validPlaces(places: unknown): boolean {
+  if (!Array.isArray(places) || places.length < 1 || places.length > MAX_AREAS_PER_HOLD) {
+    return false;
+  }
+  const areas = new Set<string>();
+  for (const line of places as unknown[]) {
+    if (!isPlainObject(line) || Object.keys(line).length !== 2) {
+      return false;
+    }
+    const { area, quantity } = line;
+    if (
+      typeof area !== 'string' ||
+      !AREA_NAME.test(area) ||
+      areas.has(area) ||
+      !Number.isInteger(quantity) ||
+      (quantity as number) < 1 ||
+      (quantity as number) > MAX_PLACES_PER_AREA
+    ) {
+      return false;
+    }
+    areas.add(area);
+  }
+  return true;
 }
 
 validBodyShortcut(CreateHoldDto, isValidCreateHold);
