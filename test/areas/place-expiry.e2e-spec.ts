@@ -10,7 +10,7 @@ import { Client } from 'pg';
 import { parseSeatExpired, parseSeatStatus } from '@app/contracts';
 import { startExpiryConsumer } from '../../apps/expiry-consumer/src/create-consumer';
 import { eventually, TopicProbe } from '@test/support/kafka-probe';
-import { Api, startApi } from '@test/support/seat-api';
+import { Api, createEventWithFloor, startApi } from '@test/support/seat-api';
 
 jest.setTimeout(120_000);
 
@@ -21,21 +21,8 @@ let status: TopicProbe;
 let pg: Client;
 let admin: string;
 
-async function showWithFloor(capacity: number): Promise<string> {
-  const r = await api.call('POST', '/v1/events', {
-    token: admin,
-    body: {
-      name: 'Gig',
-      startsAt: '2030-01-01T20:00:00Z',
-      sections: [
-        { name: 'S', category: 'standard', rows: [{ row: 'A', seats: 4 }] },
-        { name: 'FLOOR', category: 'standing', capacity },
-      ],
-    },
-  });
-  expect(r.status).toBe(201);
-  return r.body.eventId as string;
-}
+/** Seats S-A-1..4 and an area FLOOR of `capacity` places. */
+const showWithFloor = (capacity: number) => createEventWithFloor(api, capacity);
 
 const floorOf = async (eventId: string) =>
   (await api.call('GET', `/v1/events/${eventId}`, { token: admin })).body.areas[0] as {

@@ -5,7 +5,7 @@
  * concurrent place holds never taking more than the capacity.
  */
 import { Db, openDb } from '@test/support/db';
-import { Api, startApi } from '@test/support/seat-api';
+import { Api, createEventWithFloor, startApi } from '@test/support/seat-api';
 
 let api: Api;
 let db: Db;
@@ -25,22 +25,8 @@ afterAll(async () => {
   await api?.close();
 });
 
-/** An event with seats S-A-1..4 and an area FLOOR of `capacity` places. */
-async function showWithFloor(capacity: number): Promise<string> {
-  const r = await api.call('POST', '/v1/events', {
-    token: admin,
-    body: {
-      name: 'Gig',
-      startsAt: '2030-01-01T20:00:00Z',
-      sections: [
-        { name: 'S', category: 'standard', rows: [{ row: 'A', seats: 4 }] },
-        { name: 'FLOOR', category: 'standing', capacity },
-      ],
-    },
-  });
-  expect(r.body).toMatchObject({ seatCount: 4 });
-  return r.body.eventId as string;
-}
+/** Seats S-A-1..4 and an area FLOOR of `capacity` places. */
+const showWithFloor = (capacity: number) => createEventWithFloor(api, capacity);
 
 const floorOf = async (eventId: string, token: string) => {
   const r = await api.call('GET', `/v1/events/${eventId}`, { token });

@@ -6,15 +6,13 @@
  * area as it is now.
  */
 import { openSse, SseEvent, SseStream } from '@test/support/sse';
-import { Api, startApi } from '@test/support/seat-api';
+import { Api, createEventWithFloor, startApi } from '@test/support/seat-api';
 
 let api: Api;
-let admin: string;
 const open: SseStream[] = [];
 
 beforeAll(async () => {
   api = await startApi({ SEAT_MAP_HEARTBEAT_MS: '200' });
-  admin = await api.token('admin-1', ['admin']);
 });
 afterEach(async () => {
   await Promise.all(open.splice(0).map((s) => s.close()));
@@ -23,22 +21,8 @@ afterAll(async () => {
   await api?.close();
 });
 
-/** Seats S-A-1..4, then an area FLOOR of `capacity` places. */
-async function showWithFloor(capacity: number): Promise<string> {
-  const r = await api.call('POST', '/v1/events', {
-    token: admin,
-    body: {
-      name: 'Gig',
-      startsAt: '2030-01-01T20:00:00Z',
-      sections: [
-        { name: 'S', category: 'standard', rows: [{ row: 'A', seats: 4 }] },
-        { name: 'FLOOR', category: 'standing', capacity },
-      ],
-    },
-  });
-  expect(r.status).toBe(201);
-  return r.body.eventId as string;
-}
+/** Seats S-A-1..4 and an area FLOOR of `capacity` places. */
+const showWithFloor = (capacity: number) => createEventWithFloor(api, capacity);
 
 async function stream(eventId: string, headers: Record<string, string> = {}): Promise<SseStream> {
   const s = await openSse(`${api.base}/v1/events/${eventId}/seats/stream`, headers);

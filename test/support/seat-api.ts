@@ -112,4 +112,23 @@ export async function createEvent(api: Api, rows = 2, perRow = 10): Promise<stri
   return (res.body as { eventId: string }).eventId;
 }
 
+/** Creates an event with seats S-A-1..4 in section S and a general-admission area FLOOR of `capacity` places. */
+export async function createEventWithFloor(api: Api, capacity: number): Promise<string> {
+  const res = await api.call('POST', '/v1/events', {
+    token: await api.token('admin-1', ['admin']),
+    body: {
+      name: 'Gig',
+      startsAt: '2030-01-01T20:00:00Z',
+      sections: [
+        { name: 'S', category: 'standard', rows: [{ row: 'A', seats: 4 }] },
+        { name: 'FLOOR', category: 'standing', capacity },
+      ],
+    },
+  });
+  if (res.status !== 201) {
+    throw new Error(`create event: ${res.status} ${JSON.stringify(res.body)}`);
+  }
+  return (res.body as { eventId: string }).eventId;
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
