@@ -440,7 +440,7 @@ export async function onSaleSection(): Promise<SaleFigures> {
             '',
           ],
           [
-            'admitted who never read their pass (stopped polling) / read it but never held: their place under the cap kept until the pass ran out',
+            'admitted who never read their pass (stopped polling) / read it but never held: their place under the cap kept for the idle time after admission / until the pass ran out',
             `${neverRead} / ${neverHeld}`,
             '',
           ],
