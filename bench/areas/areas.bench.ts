@@ -367,10 +367,11 @@ function followChanges(redisUrl: string, eventId: string, capacity: number) {
       lastId = id;
       for (let i = 0; i < fields.length; i += 2) {
         if (fields[i] === '@FLOOR') {
-          const [free, held, booked, blocked] = fields[i + 1].split('|').map(Number);
+          // '@<area>' -> "capacity|held|booked|blocked" (places.lua areas_flush)
+          const [cap, held, booked, blocked] = fields[i + 1].split('|').map(Number);
           seen.frames++;
           seen.maxTaken = Math.max(seen.maxTaken, held + booked + blocked);
-          if (held + booked + blocked > capacity || free !== capacity - held - booked - blocked) {
+          if (held + booked + blocked > capacity || cap !== capacity) {
             seen.over++;
           }
         }
