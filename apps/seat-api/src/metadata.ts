@@ -563,7 +563,7 @@ export default async () => {
               ticketType: { required: false, type: () => String },
             },
             PlacesDto: {
-              area: { required: true, type: () => String, pattern: '^[A-Za-z0-9_-]{1,12}$' },
+              area: { required: true, type: () => String },
               quantity: { required: true, type: () => Number, minimum: 1 },
             },
             CreateHoldDto: {

@@ -140,7 +140,11 @@ const AREA_NAME = /^[A-Za-z0-9_-]{1,12}$/;
 
 /** How many places of a general-admission area to hold. */
 export class PlacesDto {
-  @ApiProperty({ example: 'FLOOR', description: "a general-admission area of the event's layout" })
+  @ApiProperty({
+    example: 'FLOOR',
+    pattern: AREA_NAME.source,
+    description: "a general-admission area of the event's layout",
+  })
   @Matches(AREA_NAME, { message: 'area must be 1-12 letters, digits, _ or -' })
   area!: string;
 
